@@ -1,0 +1,42 @@
+"""The service kit: one shape for every service (records → tables, tools → dispatcher → doors)."""
+
+from coworkenv.servers.kit.audit import AuditRow
+from coworkenv.servers.kit.clock import SimClock, format_time, parse_time
+from coworkenv.servers.kit.environment import Environment
+from coworkenv.servers.kit.errors import EnvironmentConfigError, NotFound, SeedError, ServiceError
+from coworkenv.servers.kit.records import Record, Table, Timestamp
+from coworkenv.servers.kit.seed import load_seed, parse_seed
+from coworkenv.servers.kit.server import ServiceServer
+from coworkenv.servers.kit.service import Service
+from coworkenv.servers.kit.state import ServiceState, ToolContext, ToolResult, canonical_json
+from coworkenv.servers.kit.text import contains_clause
+from coworkenv.servers.kit.tool import Page, PageSize, PageToken, ToolSpec, tool
+
+__all__ = [
+    "AuditRow",
+    "Environment",
+    "EnvironmentConfigError",
+    "NotFound",
+    "Page",
+    "PageSize",
+    "PageToken",
+    "Record",
+    "SeedError",
+    "Service",
+    "ServiceError",
+    "ServiceServer",
+    "ServiceState",
+    "SimClock",
+    "Table",
+    "Timestamp",
+    "ToolContext",
+    "ToolResult",
+    "ToolSpec",
+    "canonical_json",
+    "contains_clause",
+    "format_time",
+    "load_seed",
+    "parse_seed",
+    "parse_time",
+    "tool",
+]

@@ -1,0 +1,121 @@
+"""An environment: the services of one task, each with its own database, sharing one simulated clock.
+
+This is the privileged Python API (none of it is a tool): create from seeds and a clock, call tools
+directly, dump state, hash it, read the audit log, reset.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from coworkenv.servers.kit.audit import AuditRow
+from coworkenv.servers.kit.clock import SimClock
+from coworkenv.servers.kit.errors import EnvironmentConfigError
+from coworkenv.servers.kit.server import ServiceServer
+from coworkenv.servers.kit.service import Service
+from coworkenv.servers.kit.state import ServiceState, ToolResult, canonical_json
+from coworkenv.servers.kit.store import Row
+
+ServiceLookup = Mapping[str, Service]
+
+
+class Environment:
+    """The services of one environment. Use :meth:`create`; close it (or use ``with``) when done."""
+
+    def __init__(self, states: Mapping[str, ServiceState], clock: SimClock) -> None:
+        self.states = dict(states)
+        self.clock = clock
+
+    @classmethod
+    def create(
+        cls,
+        seeds: Mapping[str, Mapping[str, Any] | None] | Iterable[str],
+        now: str | datetime | None = None,
+        db_dir: str | Path | None = None,
+        registry: ServiceLookup | None = None,
+    ) -> Environment:
+        """Create fresh services. ``seeds`` maps service name to its seed (or lists service names).
+
+        ``db_dir`` puts each service in ``DIR/<service>.db`` (new files only); otherwise in memory.
+        """
+        if registry is None:
+            from coworkenv.servers.registry import SERVICES
+
+            registry = SERVICES
+        plan = dict(seeds) if isinstance(seeds, Mapping) else {name: None for name in seeds}
+        unknown = [n for n in plan if n not in registry]
+        if unknown:
+            raise EnvironmentConfigError(
+                f"unknown service(s) {', '.join(unknown)}; available: {', '.join(sorted(registry))}"
+            )
+        clock = SimClock(now) if now is not None else SimClock()
+        states: dict[str, ServiceState] = {}
+        try:
+            for name, seed in plan.items():
+                path = None
+                if db_dir is not None:
+                    path = Path(db_dir) / f"{name}.db"
+                    if path.exists():
+                        raise EnvironmentConfigError(f"{path} already exists; use a fresh directory")
+                states[name] = ServiceState.open(registry[name], seed, clock.now(), path)
+                states[name].clock = clock
+        except BaseException:
+            for s in states.values():
+                s.close()
+            raise
+        return cls(states, clock)
+
+    def __enter__(self) -> Environment:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for s in self.states.values():
+            s.close()
+
+    def state(self, service: str) -> ServiceState:
+        try:
+            return self.states[service]
+        except KeyError:
+            raise EnvironmentConfigError(
+                f"service {service!r} is not in this environment; it has: {', '.join(self.states)}"
+            ) from None
+
+    def server(self, service: str, actor: str = "agent") -> ServiceServer:
+        """An MCP server onto one service of this environment (for ``mcp.Client(server)``)."""
+        return ServiceServer(self.state(service), actor)
+
+    async def call(
+        self, service: str, tool: str, arguments: Mapping[str, Any] | None = None, actor: str = "agent"
+    ) -> ToolResult:
+        """The direct in-process door: same validation, errors and audit as MCP, without the protocol."""
+        return await self.state(service).call(tool, arguments, actor)
+
+    def dump(self) -> dict[str, dict[str, list[Row]]]:
+        return {name: s.dump() for name, s in self.states.items()}
+
+    def dump_json(self) -> str:
+        return canonical_json(self.dump())
+
+    def state_hash(self) -> str:
+        return hashlib.sha256(self.dump_json().encode()).hexdigest()
+
+    def audit(self, service: str | None = None) -> list[AuditRow]:
+        """Audit rows of one service, or of all services ordered by simulated time then service."""
+        if service is not None:
+            return self.state(service).audit()
+        rows = [r for s in self.states.values() for r in s.audit()]
+        return sorted(rows, key=lambda r: (r.wall_time, r.service, r.seq))
+
+    def reset(self) -> None:
+        for s in self.states.values():
+            s.reset()
+        first = next(iter(self.states.values()), None)
+        if first is not None:
+            self.clock.set(first.initial_now)

@@ -1,0 +1,106 @@
+"""Record models and the tables built from them.
+
+Every service table is one pydantic model; the SQLite columns, the seed validation and the state dump
+all come from it, so a service declares its data once. Lists, dicts and nested models are stored as
+JSON text; booleans as 0/1; times as canonical UTC text (``2026-03-02T09:00:00Z``) so they sort.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from coworkenv.servers.kit.clock import format_time, parse_time
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+
+
+def _normalise_time(value: Any) -> Any:
+    if isinstance(value, str | datetime):
+        try:
+            return format_time(parse_time(value))
+        except ValueError as exc:
+            raise ValueError(f"not an ISO 8601 time: {value!r}") from exc
+    return value
+
+
+Timestamp = Annotated[str, BeforeValidator(_normalise_time)]
+"""A time stored as canonical UTC text; accepts any ISO 8601 string or a datetime."""
+
+
+class Record(BaseModel):
+    """Base of every stored record: an ``id`` and no unknown fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+
+
+_SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "INTEGER"}
+
+
+def _column_kind(annotation: Any) -> str:
+    """One of 'text', 'int', 'real', 'bool', 'json' for a field annotation."""
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        return _column_kind(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _column_kind(inner[0]) if len(inner) == 1 else "json"
+    if origin is Literal:
+        first = typing.get_args(annotation)[0]
+        return _column_kind(type(first))
+    if origin in (list, dict, tuple, set) or annotation in (list, dict):
+        return "json"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "json"
+    if annotation is bool:
+        return "bool"
+    if annotation is int:
+        return "int"
+    if annotation is float:
+        return "real"
+    if annotation is str:
+        return "text"
+    return "json"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    kind: str  # text | int | real | bool | json
+
+    @property
+    def sql_type(self) -> str:
+        return {"text": "TEXT", "int": "INTEGER", "real": "REAL", "bool": "INTEGER", "json": "TEXT"}[self.kind]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A service table: its record model, the prefix of the ids it hands out, and extra indexes."""
+
+    name: str
+    model: type[Record]
+    id_prefix: str
+    indexes: tuple[tuple[str, ...], ...] = ()
+    columns: tuple[Column, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        cols = tuple(Column(n, _column_kind(f.annotation)) for n, f in self.model.model_fields.items())
+        if not cols or cols[0].name != "id":
+            raise TypeError(f"table {self.name}: the record model must start with an 'id' field")
+        object.__setattr__(self, "columns", cols)
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    def ddl(self) -> list[str]:
+        cols = ", ".join(f'"{c.name}" {c.sql_type}' + (" PRIMARY KEY" if c.name == "id" else "") for c in self.columns)
+        out = [f'CREATE TABLE IF NOT EXISTS "{self.name}" ({cols}) WITHOUT ROWID']
+        for idx in self.indexes:
+            name = f"ix_{self.name}_{'_'.join(idx)}"
+            out.append(f'CREATE INDEX IF NOT EXISTS "{name}" ON "{self.name}" ({", ".join(idx)})')
+        return out

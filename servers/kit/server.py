@@ -1,0 +1,53 @@
+"""The MCP door: an MCPServer whose tools/list and tools/call go to one ServiceState's dispatcher.
+
+Overriding the two public methods (rather than registering functions with the SDK) keeps argument
+validation, errors and the audit row in our dispatcher, identical on every transport and on the
+direct in-process door; invalid arguments and unknown tools are audited too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from coworkenv.servers.kit.state import ServiceState
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent
+from mcp.types import Tool as MCPTool
+
+
+class ServiceServer(MCPServer[Any]):
+    """One service in one environment, served over MCP."""
+
+    def __init__(self, state: ServiceState, actor: str = "agent") -> None:
+        service = state.service
+        super().__init__(
+            name=f"coworkenv-{service.name}",
+            title=service.title,
+            instructions=service.instructions,
+            version=service.version,
+            log_level="WARNING",
+        )
+        self.state = state
+        self.actor = actor
+        self._listing = [
+            MCPTool(
+                name=spec.name,
+                title=spec.annotations.title,
+                description=spec.description,
+                input_schema=spec.input_schema(),
+                output_schema=spec.output_schema(),
+                annotations=spec.annotations,
+            )
+            for spec in service.tools
+        ]
+
+    async def list_tools(self) -> list[MCPTool]:
+        return list(self._listing)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
+        result = self.state.call_now(name, arguments, self.actor)
+        return CallToolResult(
+            content=[TextContent(type="text", text=result.text)],
+            structured_content=result.data,
+            is_error=result.is_error,
+        )

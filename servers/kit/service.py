@@ -1,0 +1,30 @@
+"""A service: its tables and its tools. Every service package exports one ``SERVICE``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from coworkenv.servers.kit.records import Table
+from coworkenv.servers.kit.tool import ToolSpec
+
+
+@dataclass(frozen=True)
+class Service:
+    name: str
+    title: str
+    instructions: str
+    tables: tuple[Table, ...]
+    tools: tuple[ToolSpec, ...]
+    version: str = "1"
+    tools_by_name: dict[str, ToolSpec] = field(init=False, repr=False, compare=False)
+    tables_by_name: dict[str, Table] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_tool = {t.name: t for t in self.tools}
+        by_table = {t.name: t for t in self.tables}
+        if len(by_tool) != len(self.tools) or len(by_table) != len(self.tables):
+            raise ValueError(f"service {self.name}: duplicate tool or table names")
+        if any(name.startswith("_") for name in by_table):
+            raise ValueError(f"service {self.name}: table names starting with '_' are reserved for the kit")
+        object.__setattr__(self, "tools_by_name", by_tool)
+        object.__setattr__(self, "tables_by_name", by_table)

@@ -1,0 +1,22 @@
+"""Literal, case-insensitive text matching for search tools.
+
+``instr`` on case-folded text (a Python ``str.casefold`` registered on every connection, so unicode
+folds too) matches the query literally: ``%``, ``_``, quotes and ``;`` mean
+themselves, and values always travel as bound parameters, never spliced into SQL.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def contains_clause(columns: list[str], query: str) -> tuple[str, list[Any]]:
+    """A WHERE fragment true when any of ``columns`` contains ``query`` (case-insensitive, literal)."""
+    needle = query.casefold()
+    parts = [f"instr(casefold({col}), ?) > 0" for col in columns]
+    return "(" + " OR ".join(parts) + ")", [needle] * len(columns)
+
+
+def casefold(value: Any) -> str:
+    """The SQL function ``casefold(x)``: NULL becomes '', text is case-folded."""
+    return "" if value is None else str(value).casefold()

@@ -1,0 +1,15 @@
+"""The services that ship with coworkenv, by name."""
+
+from __future__ import annotations
+
+from coworkenv.servers.kit import EnvironmentConfigError, Service
+from coworkenv.servers.tickets import SERVICE as TICKETS
+
+SERVICES: dict[str, Service] = {s.name: s for s in (TICKETS,)}
+
+
+def get_service(name: str) -> Service:
+    try:
+        return SERVICES[name]
+    except KeyError:
+        raise EnvironmentConfigError(f"unknown service {name!r}; available: {', '.join(sorted(SERVICES))}") from None
