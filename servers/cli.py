@@ -1,0 +1,156 @@
+"""Command line of the services: list them, serve one, read its state and audit log, write .mcp.json."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from coworkenv.servers.kit import EnvironmentConfigError, SeedError, ServiceServer, ServiceState, canonical_json, load_seed
+from coworkenv.servers.registry import SERVICES, get_service
+
+SERVICE_NAMES = click.Choice(sorted(SERVICES))
+
+
+def _fail(message: str) -> None:
+    raise click.ClickException(message)
+
+
+def open_existing(service: str, db: Path) -> ServiceState:
+    """Open a served database for reading; a clear error if it is missing or holds another service."""
+    if not db.exists():
+        _fail(f"{db} does not exist; create it with `coworkenv serve {service} --db {db} --seed FILE` first")
+    try:
+        return ServiceState.open(get_service(service), path=db)
+    except EnvironmentConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@click.command("services")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def services_cmd(as_json: bool) -> None:
+    """Each service, its tool count and tool names."""
+    rows = [{"service": s.name, "title": s.title, "tools": [t.name for t in s.tools]} for s in SERVICES.values()]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        click.echo(f"{row['service']:<10} {len(row['tools']):>3} tools  {', '.join(row['tools'])}")
+
+
+@click.command("serve")
+@click.argument("service", type=SERVICE_NAMES)
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), required=True, help="SQLite file of the state.")
+@click.option("--seed", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Seed records {table: [records]}.")
+@click.option("--now", help="The simulated time, ISO 8601 (e.g. 2026-03-02T09:00:00Z).")
+@click.option("--reset", is_flag=True, help="Delete an existing database first and seed it anew.")
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
+@click.option("--port", type=int, default=8000, show_default=True, help="HTTP port (0 picks a free one).")
+def serve_cmd(
+    service: str, db: Path, seed: Path | None, now: str | None, reset: bool, transport: str, host: str, port: int
+) -> None:
+    """Serve one service over MCP (stdio for Claude Code and other clients, or streamable HTTP)."""
+    if reset:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+    try:
+        seed_doc = load_seed(seed) if seed else None
+        state = ServiceState.open(get_service(service), seed_doc, now, db)
+    except (SeedError, EnvironmentConfigError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    server = ServiceServer(state)
+    try:
+        if transport == "stdio":
+            server.run("stdio")
+        else:
+            serve_http(server, host, port)
+    finally:
+        state.close()
+
+
+def serve_http(server: ServiceServer, host: str, port: int) -> None:
+    """Streamable HTTP on host:port; prints the endpoint on stderr once listening."""
+    import anyio
+    import uvicorn
+
+    app = server.streamable_http_app(host=host)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}; try another --port") from exc
+    bound = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    uv = uvicorn.Server(config)
+    click.echo(f"serving {server.state.service.name} on http://{host}:{bound}/mcp", err=True)
+    sys.stderr.flush()
+    anyio.run(lambda: uv.serve(sockets=[sock]))
+
+
+@click.command("state")
+@click.argument("service", type=SERVICE_NAMES)
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def state_cmd(service: str, db: Path) -> None:
+    """Print a served database's state as canonical JSON (records of every table, sorted by id)."""
+    state = open_existing(service, db)
+    try:
+        click.echo(json.dumps(state.dump(), indent=2, sort_keys=True, ensure_ascii=False))
+    finally:
+        state.close()
+
+
+@click.command("audit")
+@click.argument("service", type=SERVICE_NAMES)
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def audit_cmd(service: str, db: Path) -> None:
+    """Print a served database's audit log, one JSON object per line."""
+    state = open_existing(service, db)
+    try:
+        for row in state.audit():
+            click.echo(canonical_json(row.to_dict()))
+    finally:
+        state.close()
+
+
+def mcp_config(db_dir: Path, services: list[str], python: str | None = None) -> dict[str, Any]:
+    """A Claude Code / MCP client config with one stdio server per service."""
+    exe = python or sys.executable
+    return {
+        "mcpServers": {
+            name: {
+                "command": exe,
+                "args": ["-m", "coworkenv.servers", "serve", name, "--db", str((db_dir / f"{name}.db").resolve())],
+            }
+            for name in services
+        }
+    }
+
+
+@click.command("mcp-config")
+@click.option("--db-dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--services", default=",".join(SERVICES), show_default=True, help="Comma-separated service names.")
+def mcp_config_cmd(db_dir: Path, services: str) -> None:
+    """Print a .mcp.json for Claude Code with one stdio entry per service (redirect it to .mcp.json)."""
+    names = [s.strip() for s in services.split(",") if s.strip()]
+    unknown = [n for n in names if n not in SERVICES]
+    if unknown or not names:
+        _fail(f"unknown service(s) {', '.join(unknown) or '(none given)'}; available: {', '.join(SERVICES)}")
+    click.echo(json.dumps(mcp_config(db_dir, names), indent=2))
+
+
+COMMANDS: list[click.Command] = [services_cmd, serve_cmd, state_cmd, audit_cmd, mcp_config_cmd]
+
+
+@click.group()
+def main() -> None:
+    """coworkenv services: mock workplace services over MCP."""
+
+
+for _cmd in COMMANDS:
+    main.add_command(_cmd)

@@ -1,0 +1,17 @@
+"""The ``coworkenv`` command: gathers the subcommands of all four packages (this is the top layer)."""
+
+from __future__ import annotations
+
+import click
+
+from coworkenv.servers.cli import COMMANDS as SERVER_COMMANDS
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="coworkenv")
+def main() -> None:
+    """coworkenv: executable work environments for training and evaluating AI coworker agents."""
+
+
+for _cmd in SERVER_COMMANDS:
+    main.add_command(_cmd)
