@@ -10,7 +10,14 @@ from typing import Any
 
 import click
 
-from coworkenv.servers.kit import EnvironmentConfigError, SeedError, ServiceServer, ServiceState, canonical_json, load_seed
+from coworkenv.servers.kit import (
+    EnvironmentConfigError,
+    SeedError,
+    ServiceServer,
+    ServiceState,
+    canonical_json,
+    load_seed,
+)
 from coworkenv.servers.registry import SERVICES, get_service
 
 SERVICE_NAMES = click.Choice(sorted(SERVICES))
@@ -45,7 +52,9 @@ def services_cmd(as_json: bool) -> None:
 @click.command("serve")
 @click.argument("service", type=SERVICE_NAMES)
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), required=True, help="SQLite file of the state.")
-@click.option("--seed", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Seed records {table: [records]}.")
+@click.option(
+    "--seed", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Seed records {table: [records]}."
+)
 @click.option("--now", help="The simulated time, ISO 8601 (e.g. 2026-03-02T09:00:00Z).")
 @click.option("--reset", is_flag=True, help="Delete an existing database first and seed it anew.")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
@@ -74,23 +83,28 @@ def serve_cmd(
 
 
 def serve_http(server: ServiceServer, host: str, port: int) -> None:
-    """Streamable HTTP on host:port; prints the endpoint on stderr once listening."""
+    """Streamable HTTP on host:port (port 0 picks a free one); prints the endpoint on stderr once listening."""
     import anyio
     import uvicorn
 
+    if port == 0:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.bind((host, 0))
+            port = int(probe.getsockname()[1])
+    url = f"http://{host}:{port}/mcp"
+
+    class AnnouncingServer(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                click.echo(f"serving {server.state.service.name} on {url}", err=True)
+                sys.stderr.flush()
+
     app = server.streamable_http_app(host=host)
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}; try another --port") from exc
-    bound = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
-    uv = uvicorn.Server(config)
-    click.echo(f"serving {server.state.service.name} on http://{host}:{bound}/mcp", err=True)
-    sys.stderr.flush()
-    anyio.run(lambda: uv.serve(sockets=[sock]))
+    uv = AnnouncingServer(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False))
+    anyio.run(uv.serve)
+    if not uv.started:
+        raise click.ClickException(f"cannot listen on {host}:{port}; try another --port")
 
 
 @click.command("state")

@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, TextContent
 
 from coworkenv.servers.kit import Environment, Service
 
@@ -45,6 +45,6 @@ def ok(result: CallToolResult) -> dict[str, Any]:
 def error_text(result: CallToolResult) -> str:
     """The message of a call that must have failed as a business or argument error."""
     assert result.is_error, f"expected an error, got {result.structured_content}"
-    text = result.content[0].text  # type: ignore[union-attr]
-    assert isinstance(text, str)
-    return text
+    content = result.content[0]
+    assert isinstance(content, TextContent)
+    return content.text

@@ -9,8 +9,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Literal
 
-from coworkenv.servers.kit import Page, Record, Table, Timestamp
 from pydantic import AfterValidator, BaseModel, Field
+
+from coworkenv.servers.kit import Page, Record, Table, Timestamp
 
 Tier = Literal["enterprise", "business", "starter"]
 AccountStatus = Literal["prospect", "active", "churned"]
@@ -106,10 +107,27 @@ class Activity(Record):
 
 TABLES = (
     Table("users", User, "usr_", indexes=(("email",),)),
-    Table("accounts", Account, "acc_", indexes=(("domain",), ("owner_id",), ("name",))),
-    Table("contacts", Contact, "con_", indexes=(("account_id",), ("email",))),
-    Table("opportunities", Opportunity, "opp_", indexes=(("account_id",), ("owner_id",), ("stage",))),
-    Table("activities", Activity, "act_", indexes=(("account_id",), ("contact_id",), ("opportunity_id",))),
+    Table("accounts", Account, "acc_", indexes=(("domain",), ("owner_id",), ("name",)), refs=(("owner_id", "users"),)),
+    Table("contacts", Contact, "con_", indexes=(("account_id",), ("email",)), refs=(("account_id", "accounts"),)),
+    Table(
+        "opportunities",
+        Opportunity,
+        "opp_",
+        indexes=(("account_id",), ("owner_id",), ("stage",)),
+        refs=(("account_id", "accounts"), ("owner_id", "users")),
+    ),
+    Table(
+        "activities",
+        Activity,
+        "act_",
+        indexes=(("account_id",), ("contact_id",), ("opportunity_id",)),
+        refs=(
+            ("account_id", "accounts"),
+            ("contact_id", "contacts"),
+            ("opportunity_id", "opportunities"),
+            ("user_id", "users"),
+        ),
+    ),
 )
 
 

@@ -79,6 +79,15 @@ class Environment:
         for s in self.states.values():
             s.close()
 
+    def fork(self) -> Environment:
+        """A copy of this environment in memory, as it stands now: its own databases, clock and audit log.
+        Seed one pristine environment per task, then fork it for each episode."""
+        clock = SimClock(self.clock.now())
+        states = {name: s.fork() for name, s in self.states.items()}
+        for s in states.values():
+            s.clock = clock
+        return Environment(states, clock)
+
     def state(self, service: str) -> ServiceState:
         try:
             return self.states[service]
@@ -107,7 +116,7 @@ class Environment:
         return hashlib.sha256(self.dump_json().encode()).hexdigest()
 
     def audit(self, service: str | None = None) -> list[AuditRow]:
-        """Audit rows of one service, or of all services ordered by simulated time then service."""
+        """Audit rows of one service, or of all services in the order the calls happened (wall-clock time)."""
         if service is not None:
             return self.state(service).audit()
         rows = [r for s in self.states.values() for r in s.audit()]

@@ -24,7 +24,8 @@ class NotFound(ServiceError):
     """A record named by id does not exist."""
 
     def __init__(self, kind: str, record_id: str, hint: str | None = None) -> None:
-        super().__init__(f"No {kind} with id {record_id!r}.", hint or f"Search or list {kind}s to find a valid id.")
+        plural = kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
+        super().__init__(f"No {kind} with id {record_id!r}.", hint or f"Search or list {plural} to find a valid id.")
 
 
 class SeedError(ValueError):

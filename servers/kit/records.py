@@ -7,17 +7,23 @@ JSON text; booleans as 0/1; times as canonical UTC text (``2026-03-02T09:00:00Z`
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from coworkenv.servers.kit.clock import format_time, parse_time
 from pydantic import BaseModel, BeforeValidator, ConfigDict
+
+from coworkenv.servers.kit.clock import format_time, parse_time
+
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
 
 def _normalise_time(value: Any) -> Any:
+    if isinstance(value, str) and _CANONICAL.fullmatch(value):
+        return value
     if isinstance(value, str | datetime):
         try:
             return format_time(parse_time(value))
@@ -85,6 +91,9 @@ class Table:
     model: type[Record]
     id_prefix: str
     indexes: tuple[tuple[str, ...], ...] = ()
+    refs: tuple[tuple[str, str], ...] = ()
+    """(field, table) pairs: the field holds the id of a record of that table (None allowed); seeds are
+    checked against them so a task never starts with a dangling reference."""
     columns: tuple[Column, ...] = field(init=False)
 
     def __post_init__(self) -> None:

@@ -6,19 +6,26 @@ service, table, record index and field, and nothing is loaded.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
 from coworkenv.servers.kit.errors import SeedError
-from pydantic import ValidationError
 
 if TYPE_CHECKING:
     from coworkenv.servers.kit.service import Service
 
 Seed = dict[str, list[dict[str, Any]]]
+
+
+@functools.cache
+def _adapter(model: type[BaseModel]) -> TypeAdapter[list[Any]]:
+    return TypeAdapter(list[model])  # type: ignore[valid-type]
 
 
 def parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
@@ -33,24 +40,45 @@ def parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
             raise SeedError(f"{service.name}: unknown table {table_name!r} in the seed; tables are: {known}")
         if not isinstance(records, list):
             raise SeedError(f"{service.name}.{table_name}: expected a list of records, got {type(records).__name__}")
-        seen: set[str] = set()
-        clean: list[dict[str, Any]] = []
         for index, record in enumerate(records):
-            where = f"{service.name}.{table_name}[{index}]"
             if not isinstance(record, Mapping):
-                raise SeedError(f"{where}: expected an object, got {type(record).__name__}")
-            try:
-                row = table.model.model_validate(record).model_dump(mode="json")
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                field = ".".join(str(p) for p in err["loc"]) or "(record)"
-                raise SeedError(f"{where} field {field!r}: {err['msg']} (got {err.get('input')!r})") from exc
+                raise SeedError(
+                    f"{service.name}.{table_name}[{index}]: expected an object, got {type(record).__name__}"
+                )
+        adapter = _adapter(table.model)
+        try:
+            clean: list[dict[str, Any]] = adapter.dump_python(adapter.validate_python(records), mode="json")
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            bad_index, *loc = err["loc"]
+            field = ".".join(str(p) for p in loc) or "(record)"
+            where = f"{service.name}.{table_name}[{bad_index}]"
+            raise SeedError(f"{where} field {field!r}: {err['msg']} (got {err.get('input')!r})") from exc
+        seen: set[str] = set()
+        for index, row in enumerate(clean):
             if row["id"] in seen:
-                raise SeedError(f"{where} field 'id': duplicate id {row['id']!r}")
+                raise SeedError(f"{service.name}.{table_name}[{index}] field 'id': duplicate id {row['id']!r}")
             seen.add(row["id"])
-            clean.append(row)
         out[table_name] = clean
+    _check_references(service, out)
+    if service.check_seed is not None:
+        service.check_seed(out)
     return out
+
+
+def _check_references(service: Service, seed: Seed) -> None:
+    """Every reference field names a record of its target table in the same seed."""
+    ids = {name: {r["id"] for r in rows} for name, rows in seed.items()}
+    for table in service.tables:
+        for ref_field, target in table.refs:
+            known = ids.get(target, set())
+            for index, row in enumerate(seed.get(table.name, [])):
+                value = row.get(ref_field)
+                if value is not None and value not in known:
+                    raise SeedError(
+                        f"{service.name}.{table.name}[{index}] field {ref_field!r}: {value!r} is not the id of "
+                        f"any {target} record in the seed"
+                    )
 
 
 def load_seed(path: str | Path) -> dict[str, Any]:

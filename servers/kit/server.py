@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.servers.kit.state import ServiceState
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
 from mcp.types import Tool as MCPTool
+
+from coworkenv.servers.kit.state import ServiceState
 
 
 class ServiceServer(MCPServer[Any]):

@@ -18,7 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from coworkenv.servers.kit import audit
+from coworkenv.servers.kit.audit import Outcome
 from coworkenv.servers.kit.clock import SimClock
 from coworkenv.servers.kit.errors import EnvironmentConfigError, ServiceError
 from coworkenv.servers.kit.seed import Seed, load_seed, parse_seed
@@ -26,11 +29,27 @@ from coworkenv.servers.kit.service import Service
 from coworkenv.servers.kit.store import Row, TableStore
 from coworkenv.servers.kit.text import casefold
 from coworkenv.servers.kit.tool import ToolSpec
-from pydantic import ValidationError
 
 log = logging.getLogger("coworkenv.servers")
 
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _b62(value: int, width: int) -> str:
+    chars = []
+    for _ in range(width):
+        value, rem = divmod(value, 62)
+        chars.append(_B62[rem])
+    return "".join(reversed(chars))
+
+
+def _sortable_id(service: str, table: str, n: int) -> str:
+    """A deterministic id whose first 4 characters count up (ids sort in creation order) and whose other
+    10 look random, like real services' ids."""
+    digest = int.from_bytes(hashlib.sha256(f"{service}/{table}/{n}".encode()).digest()[:8])
+    return _b62(n, 4) + _b62(digest, 10)
+
+
 META_DDL = "CREATE TABLE IF NOT EXISTS _meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"
 
 
@@ -39,7 +58,7 @@ class ToolResult:
     """What a tool call returned: structured data on success, a message on error."""
 
     tool: str
-    outcome: audit.Outcome
+    outcome: Outcome
     data: dict[str, Any] | None
     text: str
     seq: int
@@ -155,7 +174,7 @@ class ServiceState:
                 return state
             clock = SimClock(now) if now is not None else SimClock()
             state = cls(service, conn, clock, parsed)
-            state._create()
+            state._create(persistent=path is not None)
             return state
         except BaseException:
             conn.close()
@@ -174,7 +193,7 @@ class ServiceState:
             list(values.items()),
         )
 
-    def _create(self) -> None:
+    def _create(self, persistent: bool) -> None:
         self.conn.execute("BEGIN")
         try:
             self.conn.execute(META_DDL)
@@ -183,15 +202,15 @@ class ServiceState:
                 for stmt in table.ddl():
                     self.conn.execute(stmt)
             self._load(self.seed)
-            self._set_meta(
-                {
-                    "service": self.service.name,
-                    "version": self.service.version,
-                    "now": self.clock.iso(),
-                    "initial_now": self.initial_now,
-                    "seed": json.dumps(self.seed, sort_keys=True),
-                }
-            )
+            meta = {
+                "service": self.service.name,
+                "version": self.service.version,
+                "now": self.clock.iso(),
+                "initial_now": self.initial_now,
+            }
+            if persistent:  # a reopened file must be able to reset to its seed
+                meta["seed"] = json.dumps(self.seed, sort_keys=True)
+            self._set_meta(meta)
             self.conn.execute("COMMIT")
         except BaseException:
             self.conn.execute("ROLLBACK")
@@ -220,6 +239,16 @@ class ServiceState:
     def close(self) -> None:
         self.conn.close()
 
+    def fork(self) -> ServiceState:
+        """An in-memory copy of this state (records, audit log, ids, clock): the fast way to start many
+        episodes from one seeded environment."""
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        conn.create_function("casefold", 1, casefold, deterministic=True)
+        self.conn.backup(conn)
+        copy = ServiceState(self.service, conn, SimClock(self.clock.now()), self.seed)
+        copy.initial_now = self.initial_now
+        return copy
+
     # ------------------------------------------------------------------ reading (privileged, not tools)
     def dump(self) -> dict[str, list[Row]]:
         """Every table's records, sorted by id, as plain JSON-ready dicts."""
@@ -240,12 +269,7 @@ class ServiceState:
         store = self.tables[table]
         while True:
             n += 1
-            digest = int.from_bytes(hashlib.sha256(f"{self.service.name}/{table}/{n}".encode()).digest()[:12])
-            chars = []
-            for _ in range(14):
-                digest, rem = divmod(digest, 62)
-                chars.append(_B62[rem])
-            candidate = spec.id_prefix + "".join(chars)
+            candidate = spec.id_prefix + _sortable_id(self.service.name, table, n)
             if store.get(candidate) is None:
                 break
         self._set_meta({key: str(n)})
@@ -267,7 +291,7 @@ class ServiceState:
         conn.execute("BEGIN")
         try:
             if spec is None:
-                outcome: audit.Outcome = "unknown_tool"
+                outcome: Outcome = "unknown_tool"
                 text = (
                     f"Unknown tool {name!r} in the {self.service.name} service. "
                     f"Available tools: {', '.join(self.service.tools_by_name)}."
@@ -297,7 +321,7 @@ class ServiceState:
 
     def _run(
         self, spec: ToolSpec, raw: Mapping[str, Any], actor: str
-    ) -> tuple[audit.Outcome, dict[str, Any] | None, str, bool]:
+    ) -> tuple[Outcome, dict[str, Any] | None, str, bool]:
         try:
             args = spec.args_model.model_validate(raw)
         except ValidationError as exc:

@@ -13,15 +13,27 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from coworkenv.servers.kit.records import Column, Table
 from pydantic import ValidationError
+
+from coworkenv.servers.kit.records import Column, Table
 
 Row = dict[str, Any]
 
 
+_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _encode_json(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not value and isinstance(value, list):
+        return "[]"
+    return _JSON(value)
+
+
 def _encoder(col: Column) -> Any:
     if col.kind == "json":
-        return lambda v: None if v is None else json.dumps(v, sort_keys=True, ensure_ascii=False)
+        return _encode_json
     if col.kind == "bool":
         return lambda v: None if v is None else int(bool(v))
     return None

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-ToolFn = Callable[..., Awaitable[BaseModel]]
+ToolFn = Callable[..., Coroutine[Any, Any, BaseModel]]
 T = TypeVar("T")
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from coworkenv.servers.kit import Page, Record, Table, Timestamp
 from pydantic import Field
+
+from coworkenv.servers.kit import Page, Record, Table, Timestamp
 
 Status = Literal["new", "open", "pending", "hold", "solved", "closed"]
 Priority = Literal["low", "normal", "high", "urgent"]
@@ -51,9 +52,19 @@ class Comment(Record):
 
 TABLES = (
     Table("organizations", Organization, "org_", indexes=(("domain",),)),
-    Table("users", User, "usr_", indexes=(("email",), ("organization_id",))),
-    Table("tickets", Ticket, "tkt_", indexes=(("status",), ("organization_id",), ("created_at",))),
-    Table("comments", Comment, "cmt_", indexes=(("ticket_id",),)),
+    Table(
+        "users", User, "usr_", indexes=(("email",), ("organization_id",)), refs=(("organization_id", "organizations"),)
+    ),
+    Table(
+        "tickets",
+        Ticket,
+        "tkt_",
+        indexes=(("status",), ("organization_id",), ("created_at",)),
+        refs=(("requester_id", "users"), ("organization_id", "organizations"), ("assignee_id", "users")),
+    ),
+    Table(
+        "comments", Comment, "cmt_", indexes=(("ticket_id",),), refs=(("ticket_id", "tickets"), ("author_id", "users"))
+    ),
 )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from pydantic import Field
+
 from coworkenv.servers.kit import (
     NotFound,
     PageSize,
@@ -27,7 +29,6 @@ from coworkenv.servers.tickets.models import (
     User,
     UserPage,
 )
-from pydantic import Field
 
 TicketId = Annotated[str, Field(description="The ticket's id. Example: 'tkt_4821'")]
 
@@ -163,7 +164,7 @@ async def create_ticket(
     return Ticket.model_validate(row)
 
 
-@tool(idempotent=True)
+@tool(idempotent=True, destructive=True)
 async def update_ticket(
     ctx: ToolContext,
     ticket_id: TicketId,
@@ -230,7 +231,7 @@ async def add_comment(
     return Comment.model_validate(comment)
 
 
-@tool(idempotent=True)
+@tool(idempotent=True, destructive=True)
 async def assign_ticket(
     ctx: ToolContext,
     ticket_id: TicketId,
@@ -251,7 +252,7 @@ async def assign_ticket(
     return _touch(ctx, ticket_id, changes)
 
 
-@tool()
+@tool(destructive=True)
 async def escalate_ticket(
     ctx: ToolContext,
     ticket_id: TicketId,

@@ -62,7 +62,10 @@ async def add_note(ctx: ToolContext, text: Annotated[str, Field(description="x")
 
 
 NOTES = Service(
-    name="notes", title="Notes", instructions="test", tables=(Table("notes", Note, "nt_"),),
+    name="notes",
+    title="Notes",
+    instructions="test",
+    tables=(Table("notes", Note, "nt_"),),
     tools=(add_then_fail, add_then_crash, add_note),
 )
 
@@ -80,7 +83,10 @@ def test_a_bad_seed_record_is_named_by_table_index_and_field_and_nothing_loads(t
     [
         ({"tickettes": []}, "unknown table 'tickettes'"),
         ({"tickets": {"id": "x"}}, "expected a list"),
-        ({"users": [{"id": "u", "name": "n", "email": "e"}, {"id": "u", "name": "m", "email": "f"}]}, "duplicate id 'u'"),
+        (
+            {"users": [{"id": "u", "name": "n", "email": "e"}, {"id": "u", "name": "m", "email": "f"}]},
+            "duplicate id 'u'",
+        ),
         ({"users": ["not an object"]}, r"users\[0\]: expected an object"),
         ({"users": [{"id": "u", "name": "n", "email": "e", "shoe_size": 9}]}, "field 'shoe_size'"),
         ([1, 2], "must be an object"),
@@ -92,9 +98,18 @@ def test_malformed_seeds_fail_with_a_message_that_says_where(seed: Any, message:
 
 
 def test_seed_times_in_any_iso_form_are_stored_canonically() -> None:
-    seed = {"users": [{"id": "u", "name": "n", "email": "e"}],
-            "tickets": [{"id": "t", "subject": "s", "requester_id": "u", "created_at": "2026-03-01T10:00:00+02:00",
-                         "updated_at": "2026-03-01T08:00:00"}]}
+    seed = {
+        "users": [{"id": "u", "name": "n", "email": "e"}],
+        "tickets": [
+            {
+                "id": "t",
+                "subject": "s",
+                "requester_id": "u",
+                "created_at": "2026-03-01T10:00:00+02:00",
+                "updated_at": "2026-03-01T08:00:00",
+            }
+        ],
+    }
     with Environment.create({"tickets": seed}) as env:
         row = env.dump()["tickets"]["tickets"][0]
         assert (row["created_at"], row["updated_at"]) == ("2026-03-01T08:00:00Z", "2026-03-01T08:00:00Z")
@@ -117,12 +132,16 @@ async def test_a_business_error_rolls_back_the_tools_writes_but_keeps_its_audit_
         assert crashed.outcome == "internal_error" and "nothing was changed" in crashed.text
         assert env.dump() == {"notes": {"notes": []}}
         assert [(r.tool, r.outcome, r.state_changed) for r in env.audit()] == [
-            ("add_then_fail", "error", False), ("add_then_crash", "internal_error", False)]
+            ("add_then_fail", "error", False),
+            ("add_then_crash", "internal_error", False),
+        ]
 
 
 async def test_ids_do_not_advance_when_a_call_is_rolled_back() -> None:
-    with Environment.create({"notes": {}}, registry={"notes": NOTES}) as a, \
-            Environment.create({"notes": {}}, registry={"notes": NOTES}) as b:
+    with (
+        Environment.create({"notes": {}}, registry={"notes": NOTES}) as a,
+        Environment.create({"notes": {}}, registry={"notes": NOTES}) as b,
+    ):
         await a.call("notes", "add_then_fail", {"text": "x"})
         first_a = (await a.call("notes", "add_note", {"text": "x"})).data
         first_b = (await b.call("notes", "add_note", {"text": "x"})).data
@@ -190,7 +209,7 @@ async def test_a_file_database_reopens_with_its_clock_and_refuses_a_second_seed(
     state.close()
     again = ServiceState.open(TICKETS, path=db)
     assert again.clock.iso() == "2026-03-05T12:00:00Z" and len(again.audit()) == 1
-    assert again.dump()["comments"][-1]["body"] == "persisted"
+    assert [c["body"] for c in again.dump()["comments"] if c["ticket_id"] == "tkt_1002"] == ["persisted"]
     again.close()
     with pytest.raises(EnvironmentConfigError, match="already seeded"):
         ServiceState.open(TICKETS, SEED, path=db)
@@ -231,6 +250,34 @@ def test_the_tool_decorator_refuses_functions_it_cannot_describe() -> None:
         """doc"""
         return Done(id="x")
 
-    for fn, message in ((sync_tool, "async"), (no_doc, "docstring"), (untyped_result, "pydantic model"), (no_ctx, "ctx")):
+    for fn, message in (
+        (sync_tool, "async"),
+        (no_doc, "docstring"),
+        (untyped_result, "pydantic model"),
+        (no_ctx, "ctx"),
+    ):
         with pytest.raises(TypeError, match=message):
             tool()(fn)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("table", "index", "field", "value"),
+    [
+        ("tickets", 2, "requester_id", "usr_ghost"),
+        ("comments", 0, "ticket_id", "tkt_gone"),
+        ("users", 4, "organization_id", "org_x"),
+    ],
+)
+def test_a_seed_reference_to_a_missing_record_is_named(table: str, index: int, field: str, value: str) -> None:
+    bad = json.loads(json.dumps(SEED))
+    bad[table][index][field] = value
+    with pytest.raises(SeedError, match=rf"tickets\.{table}\[{index}\] field '{field}': '{value}' is not the id"):
+        Environment.create({"tickets": bad})
+
+
+def test_service_rules_across_records_are_checked_on_the_seed() -> None:
+    seed = json.loads((EXAMPLES / "email.json").read_text())
+    seed["mailboxes"][1]["is_primary"] = True
+    seed["mailboxes"][0]["is_primary"] = True
+    with pytest.raises(SeedError, match="only one mailbox can be the primary"):
+        Environment.create({"email": seed})

@@ -59,10 +59,20 @@ async def test_search_text_is_matched_literally(needle: str) -> None:
     seed = {
         "users": [{"id": "usr_a", "name": "A", "email": "a@x.com"}],
         "tickets": [
-            {"id": "tkt_hit", "subject": f"has {needle} inside", "requester_id": "usr_a",
-             "created_at": "2026-03-01T00:00:00Z", "updated_at": "2026-03-01T00:00:00Z"},
-            {"id": "tkt_miss", "subject": "plain words only", "requester_id": "usr_a",
-             "created_at": "2026-03-01T00:00:00Z", "updated_at": "2026-03-01T00:00:00Z"},
+            {
+                "id": "tkt_hit",
+                "subject": f"has {needle} inside",
+                "requester_id": "usr_a",
+                "created_at": "2026-03-01T00:00:00Z",
+                "updated_at": "2026-03-01T00:00:00Z",
+            },
+            {
+                "id": "tkt_miss",
+                "subject": "plain words only",
+                "requester_id": "usr_a",
+                "created_at": "2026-03-01T00:00:00Z",
+                "updated_at": "2026-03-01T00:00:00Z",
+            },
         ],
     }
     async with service_client(SERVICE, seed) as (c, _):
@@ -73,8 +83,15 @@ async def test_search_text_is_matched_literally(needle: str) -> None:
 async def test_search_folds_case_for_unicode_text() -> None:
     seed = {
         "users": [{"id": "usr_a", "name": "A", "email": "a@x.com"}],
-        "tickets": [{"id": "tkt_1", "subject": "ÉCHEC de connexion", "requester_id": "usr_a",
-                     "created_at": "2026-03-01T00:00:00Z", "updated_at": "2026-03-01T00:00:00Z"}],
+        "tickets": [
+            {
+                "id": "tkt_1",
+                "subject": "ÉCHEC de connexion",
+                "requester_id": "usr_a",
+                "created_at": "2026-03-01T00:00:00Z",
+                "updated_at": "2026-03-01T00:00:00Z",
+            }
+        ],
     }
     async with service_client(SERVICE, seed) as (c, _):
         assert ok(await c.call_tool("search_tickets", {"query": "échec"}))["total"] == 1
@@ -95,8 +112,12 @@ async def test_get_ticket_with_an_unknown_id_says_how_to_find_one() -> None:
 
 async def test_create_ticket_stamps_the_clock_and_takes_the_requesters_organization() -> None:
     async with service_client(SERVICE, SEED) as (c, env):
-        t = ok(await c.call_tool("create_ticket", {"subject": "Hi", "description": "Help", "requester_id": "usr_spatel",
-                                                   "tags": ["b", "a", "b"]}))
+        t = ok(
+            await c.call_tool(
+                "create_ticket",
+                {"subject": "Hi", "description": "Help", "requester_id": "usr_spatel", "tags": ["b", "a", "b"]},
+            )
+        )
         assert t["status"] == "new" and t["organization_id"] == "org_acme" and t["tags"] == ["a", "b"]
         assert t["created_at"] == "2026-03-02T09:00:00Z" and t["id"].startswith("tkt_")
         assert env.state("tickets").tables["tickets"].get(t["id"]) == t
@@ -124,9 +145,24 @@ async def test_create_ticket_rejects_an_unknown_requester_and_an_empty_subject()
 
 async def test_update_ticket_follows_the_status_life_cycle() -> None:
     async with service_client(SERVICE, SEED) as (c, _):
-        t = ok(await c.call_tool("update_ticket", {"ticket_id": "tkt_1002", "status": "pending", "priority": "high",
-                                                   "add_tags": ["vip"], "remove_tags": ["export"]}))
-        assert (t["status"], t["priority"], t["tags"], t["updated_at"]) == ("pending", "high", ["vip"], "2026-03-02T09:00:00Z")
+        t = ok(
+            await c.call_tool(
+                "update_ticket",
+                {
+                    "ticket_id": "tkt_1002",
+                    "status": "pending",
+                    "priority": "high",
+                    "add_tags": ["vip"],
+                    "remove_tags": ["export"],
+                },
+            )
+        )
+        assert (t["status"], t["priority"], t["tags"], t["updated_at"]) == (
+            "pending",
+            "high",
+            ["vip"],
+            "2026-03-02T09:00:00Z",
+        )
         text = error_text(await c.call_tool("update_ticket", {"ticket_id": "tkt_1002", "status": "new"}))
         assert "Allowed next statuses" in text
         assert "closed" in error_text(await c.call_tool("update_ticket", {"ticket_id": "tkt_1009", "priority": "high"}))
@@ -146,7 +182,9 @@ async def test_add_comment_public_reply_opens_a_new_ticket_and_internal_note_doe
     async with service_client(SERVICE, SEED) as (c, env):
         ok(await c.call_tool("add_comment", {"ticket_id": "tkt_1010", "body": "note", "public": False}))
         assert env.state("tickets").tables["tickets"].get("tkt_1010")["status"] == "new"  # type: ignore[index]
-        comment = ok(await c.call_tool("add_comment", {"ticket_id": "tkt_1010", "body": "On it", "author_id": "usr_kim"}))
+        comment = ok(
+            await c.call_tool("add_comment", {"ticket_id": "tkt_1010", "body": "On it", "author_id": "usr_kim"})
+        )
         assert comment["public"] is True and comment["ticket_id"] == "tkt_1010"
         assert env.state("tickets").tables["tickets"].get("tkt_1010")["status"] == "open"  # type: ignore[index]
 
@@ -154,7 +192,9 @@ async def test_add_comment_public_reply_opens_a_new_ticket_and_internal_note_doe
 async def test_add_comment_refuses_closed_tickets_unknown_authors_and_empty_bodies() -> None:
     async with service_client(SERVICE, SEED) as (c, _):
         assert "closed" in error_text(await c.call_tool("add_comment", {"ticket_id": "tkt_1009", "body": "x"}))
-        assert "usr_x" in error_text(await c.call_tool("add_comment", {"ticket_id": "tkt_1002", "body": "x", "author_id": "usr_x"}))
+        assert "usr_x" in error_text(
+            await c.call_tool("add_comment", {"ticket_id": "tkt_1002", "body": "x", "author_id": "usr_x"})
+        )
         assert "body" in error_text(await c.call_tool("add_comment", {"ticket_id": "tkt_1002", "body": ""}))
 
 
@@ -162,9 +202,15 @@ async def test_assign_ticket_to_an_agent_and_never_to_an_end_user() -> None:
     async with service_client(SERVICE, SEED) as (c, _):
         t = ok(await c.call_tool("assign_ticket", {"ticket_id": "tkt_1005", "assignee_id": "usr_kim"}))
         assert (t["assignee_id"], t["status"]) == ("usr_kim", "open")
-        assert "end-user" in error_text(await c.call_tool("assign_ticket", {"ticket_id": "tkt_1005", "assignee_id": "usr_jlee"}))
-        assert "closed" in error_text(await c.call_tool("assign_ticket", {"ticket_id": "tkt_1009", "assignee_id": "usr_kim"}))
-        assert "usr_zz" in error_text(await c.call_tool("assign_ticket", {"ticket_id": "tkt_1005", "assignee_id": "usr_zz"}))
+        assert "end-user" in error_text(
+            await c.call_tool("assign_ticket", {"ticket_id": "tkt_1005", "assignee_id": "usr_jlee"})
+        )
+        assert "closed" in error_text(
+            await c.call_tool("assign_ticket", {"ticket_id": "tkt_1009", "assignee_id": "usr_kim"})
+        )
+        assert "usr_zz" in error_text(
+            await c.call_tool("assign_ticket", {"ticket_id": "tkt_1005", "assignee_id": "usr_zz"})
+        )
 
 
 async def test_escalate_ticket_raises_priority_and_leaves_an_internal_note() -> None:
@@ -174,7 +220,9 @@ async def test_escalate_ticket_raises_priority_and_leaves_an_internal_note() -> 
         detail = ok(await c.call_tool("get_ticket", {"ticket_id": "tkt_1002"}))
         assert detail["comments"][-1]["body"] == "Escalated: Enterprise, 4 days open"
         assert detail["comments"][-1]["public"] is False
-        assert "already escalated" in error_text(await c.call_tool("escalate_ticket", {"ticket_id": "tkt_1002", "reason": "again"}))
+        assert "already escalated" in error_text(
+            await c.call_tool("escalate_ticket", {"ticket_id": "tkt_1002", "reason": "again"})
+        )
         assert "solved" in error_text(await c.call_tool("escalate_ticket", {"ticket_id": "tkt_1007", "reason": "x"}))
 
 
@@ -183,7 +231,9 @@ async def test_organizations_can_be_listed_searched_and_read() -> None:
         assert ok(await c.call_tool("list_organizations", {}))["total"] == 6
         found = ok(await c.call_tool("list_organizations", {"query": "GLOBEX"}))
         assert [o["id"] for o in found["items"]] == ["org_globex"]
-        assert ok(await c.call_tool("get_organization", {"organization_id": "org_acme"}))["domain"] == "acmerobotics.com"
+        assert (
+            ok(await c.call_tool("get_organization", {"organization_id": "org_acme"}))["domain"] == "acmerobotics.com"
+        )
         assert "list_organizations" in error_text(await c.call_tool("get_organization", {"organization_id": "org_x"}))
 
 

@@ -1,0 +1,260 @@
+"""Reading tools of the email service, and the helpers every email tool shares."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from coworkenv.servers.email.models import (
+    SYSTEM_LABELS,
+    LabelInfo,
+    LabelList,
+    Message,
+    MessagePage,
+    MessageSummary,
+    Profile,
+    Thread,
+    normalise_address,
+)
+from coworkenv.servers.kit import (
+    NotFound,
+    PageSize,
+    PageToken,
+    ServiceError,
+    Timestamp,
+    ToolContext,
+    contains_clause,
+    tool,
+)
+
+Row = dict[str, Any]
+
+UserId = Annotated[
+    str,
+    Field(
+        description="The mailbox to act in: 'me' for the user's own mailbox, or the address of another mailbox "
+        "this service holds. Example: 'me'"
+    ),
+]
+MessageId = Annotated[str, Field(description="The message's id, from search_messages. Example: 'msg_7Hq2LkP0aZ31Xc'")]
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def addresses(values: Iterable[str], argument: str) -> list[str]:
+    """Normalised, de-duplicated addresses; a malformed one is a business error naming the argument."""
+    out: list[str] = []
+    for value in values:
+        try:
+            address = normalise_address(value)
+        except ValueError as exc:
+            raise ServiceError(
+                f"{argument}: {exc}.", "Fix the address and call again; each list item holds one address."
+            ) from None
+        if address not in out:
+            out.append(address)
+    return out
+
+
+def mailbox(ctx: ToolContext, user_id: str) -> Row:
+    """The mailbox a tool acts in: 'me' is the primary mailbox, anything else must be a held address."""
+    boxes = ctx.table("mailboxes")
+    if user_id.strip().lower() == "me":
+        rows = boxes.select("is_primary = 1", order_by="id", limit=1)
+        if rows:
+            return rows[0]
+        raise ServiceError("This email service has no primary mailbox, so 'me' means nobody.", _held(ctx))
+    address = addresses([user_id], "user_id")[0]
+    rows = boxes.select("address = ?", [address], order_by="id", limit=1)
+    if not rows:
+        raise ServiceError(f"No mailbox for {address!r} in this service.", _held(ctx))
+    return rows[0]
+
+
+def _held(ctx: ToolContext) -> str:
+    held = ", ".join(r["address"] for r in ctx.table("mailboxes").select(order_by="address"))
+    return f"Use user_id 'me' for the user's own mailbox, or one of: {held or '(none)'}."
+
+
+def message(ctx: ToolContext, box: Row, message_id: str) -> Row:
+    row = ctx.table("messages").get(message_id)
+    if row is None or row["mailbox"] != box["address"]:
+        raise NotFound(
+            "message", message_id, f"Use search_messages to find the message's id in {box['address']}'s mailbox."
+        )
+    return row
+
+
+def label_id(ctx: ToolContext, box: Row, label: str) -> str:
+    """A label id from a system label name, a user label id, or a user label name (any case)."""
+    if label.upper() in SYSTEM_LABELS:
+        return label.upper()
+    labels = ctx.table("labels")
+    row = labels.get(label)
+    if row is not None and row["mailbox"] == box["address"]:
+        return label
+    named = labels.select("mailbox = ? AND casefold(name) = ?", [box["address"], label.casefold()], limit=1)
+    if named:
+        return str(named[0]["id"])
+    raise NotFound("label", label, "Use list_labels to see this mailbox's labels, or create_label to make one.")
+
+
+def has_label(column: str = "label_ids") -> str:
+    return f"EXISTS (SELECT 1 FROM json_each(messages.{column}) WHERE value = ?)"
+
+
+def _in_lists(columns: list[str], query: str) -> tuple[str, list[Any]]:
+    parts: list[str] = []
+    params: list[Any] = []
+    for column in columns:
+        clause, p = contains_clause(["value"], query)
+        parts.append(f'EXISTS (SELECT 1 FROM json_each(messages."{column}") WHERE {clause})')
+        params += p
+    return "(" + " OR ".join(parts) + ")", params
+
+
+# ---------------------------------------------------------------------------------------------- tools
+@tool(read_only=True)
+async def get_profile(ctx: ToolContext, user_id: UserId = "me") -> Profile:
+    """Who you are in this email service: the mailbox's address and display name, and its message, thread and
+    unread-inbox counts. Call it first to learn the user's own address."""
+    box = mailbox(ctx, user_id)
+    msgs = ctx.table("messages")
+    where = "mailbox = ?"
+    total = msgs.count(where, [box["address"]])
+    threads = {r["thread_id"] for r in msgs.select(where, [box["address"]])}
+    unread = msgs.count(
+        f"{where} AND {has_label()} AND {has_label()} AND NOT EXISTS "
+        "(SELECT 1 FROM json_each(messages.label_ids) WHERE value IN ('TRASH', 'SPAM'))",
+        [box["address"], "INBOX", "UNREAD"],
+    )
+    return Profile(
+        address=box["address"],
+        name=box["name"],
+        is_primary=box["is_primary"],
+        messages_total=total,
+        threads_total=len(threads),
+        inbox_unread=unread,
+    )
+
+
+@tool(read_only=True)
+async def search_messages(
+    ctx: ToolContext,
+    user_id: UserId = "me",
+    text: Annotated[
+        str | None, Field(description="Words to find in the subject, body or sender (literal). Example: 'invoice'")
+    ] = None,
+    from_address: Annotated[
+        str | None, Field(description="Part of the sender's address or name. Example: 'stellarprint.com'")
+    ] = None,
+    to_address: Annotated[
+        str | None, Field(description="Part of a To, Cc or Bcc address. Example: 'jamie.lee@northwind.com'")
+    ] = None,
+    subject: Annotated[str | None, Field(description="Text in the subject. Example: 'renewal'")] = None,
+    label_ids: Annotated[
+        list[str] | None,
+        Field(description="Only messages carrying all these labels (ids or names). Example: ['INBOX', 'UNREAD']"),
+    ] = None,
+    is_unread: Annotated[bool | None, Field(description="true: only unread; false: only read. Example: true")] = None,
+    has_attachment: Annotated[
+        bool | None, Field(description="true: only messages with attachments. Example: true")
+    ] = None,
+    after: Annotated[
+        Timestamp | None, Field(description="Dated at or after this time. Example: '2026-02-20T00:00:00Z'")
+    ] = None,
+    before: Annotated[
+        Timestamp | None, Field(description="Dated before this time. Example: '2026-03-01T00:00:00Z'")
+    ] = None,
+    include_spam_trash: Annotated[
+        bool, Field(description="Also search messages in TRASH and SPAM (left out unless asked for). Example: false")
+    ] = False,
+    page_size: PageSize = 20,
+    page_token: PageToken = None,
+) -> MessagePage:
+    """Search one mailbox's messages, newest first, like Gmail's search box. All filters combine (AND); omit a
+    filter to not use it. Text filters match literally and ignore case. Returns summaries with a snippet; use
+    get_message for the whole body or get_thread for the conversation."""
+    box = mailbox(ctx, user_id)
+    where = ["mailbox = ?"]
+    params: list[Any] = [box["address"]]
+    for columns, value in (
+        (["subject", "body", "from_name", "from_address"], text),
+        (["from_address", "from_name"], from_address),
+        (["subject"], subject),
+    ):
+        if value:
+            clause, p = contains_clause(columns, value)
+            where.append(clause)
+            params += p
+    if to_address:
+        clause, p = _in_lists(["to", "cc", "bcc"], to_address)
+        where.append(clause)
+        params += p
+    wanted = [label_id(ctx, box, label) for label in label_ids or []]
+    if is_unread is not None:
+        where.append(has_label() if is_unread else f"NOT {has_label()}")
+        params.append("UNREAD")
+    for label in wanted:
+        where.append(has_label())
+        params.append(label)
+    if not include_spam_trash and not {"TRASH", "SPAM"} & set(wanted):
+        where.append("NOT EXISTS (SELECT 1 FROM json_each(messages.label_ids) WHERE value IN ('TRASH', 'SPAM'))")
+    if has_attachment is not None:
+        where.append(f"json_array_length(attachments) {'>' if has_attachment else '='} 0")
+    if after:
+        where.append("date >= ?")
+        params.append(after)
+    if before:
+        where.append("date < ?")
+        params.append(before)
+    rows, total, nxt = ctx.paginate("messages", " AND ".join(where), params, "date DESC, id", page_size, page_token)
+    return MessagePage(items=[MessageSummary.of(r) for r in rows], total=total, next_page_token=nxt)
+
+
+@tool(read_only=True)
+async def get_message(ctx: ToolContext, message_id: MessageId, user_id: UserId = "me") -> Message:
+    """Read one message in full: sender, recipients, subject, body, labels, attachments and thread id.
+    Reading does not mark it read; remove the UNREAD label with modify_labels for that."""
+    return Message.model_validate(message(ctx, mailbox(ctx, user_id), message_id))
+
+
+@tool(read_only=True)
+async def get_thread(
+    ctx: ToolContext,
+    thread_id: Annotated[str, Field(description="The thread id of a message. Example: 'msg_7Hq2LkP0aZ31Xc'")],
+    user_id: UserId = "me",
+) -> Thread:
+    """Read a whole conversation in one mailbox, oldest message first (drafts and trashed messages included)."""
+    box = mailbox(ctx, user_id)
+    rows = ctx.table("messages").select("mailbox = ? AND thread_id = ?", [box["address"], thread_id], "date, id")
+    if not rows:
+        raise NotFound("thread", thread_id, "Use search_messages; each message carries its thread_id.")
+    messages = [Message.model_validate(r) for r in rows]
+    return Thread(id=thread_id, subject=messages[0].subject, messages=messages)
+
+
+@tool(read_only=True)
+async def list_labels(ctx: ToolContext, user_id: UserId = "me") -> LabelList:
+    """List a mailbox's labels: the system labels (INBOX, SENT, DRAFT, TRASH, SPAM, STARRED, IMPORTANT, UNREAD)
+    and the user's own labels, each with how many messages carry it and how many of those are unread."""
+    box = mailbox(ctx, user_id)
+    msgs = ctx.table("messages")
+    where = f"mailbox = ? AND {has_label()}"
+    labels: list[tuple[str, str, Literal["system", "user"]]] = [(name, name, "system") for name in SYSTEM_LABELS]
+    labels += [
+        (r["id"], r["name"], "user") for r in ctx.table("labels").select("mailbox = ?", [box["address"]], "name, id")
+    ]
+    return LabelList(
+        labels=[
+            LabelInfo(
+                id=lid,
+                name=name,
+                type=kind,
+                messages_total=msgs.count(where, [box["address"], lid]),
+                messages_unread=msgs.count(f"{where} AND {has_label()}", [box["address"], lid, "UNREAD"]),
+            )
+            for lid, name, kind in labels
+        ]
+    )
