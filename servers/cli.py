@@ -158,7 +158,13 @@ def mcp_config_cmd(db_dir: Path, services: str) -> None:
     click.echo(json.dumps(mcp_config(db_dir, names), indent=2))
 
 
-COMMANDS: list[click.Command] = [services_cmd, serve_cmd, state_cmd, audit_cmd, mcp_config_cmd]
+def _demo() -> click.Command:
+    from coworkenv.servers.demo import demo_cmd
+
+    return demo_cmd
+
+
+COMMANDS: list[click.Command] = [services_cmd, serve_cmd, state_cmd, audit_cmd, mcp_config_cmd, _demo()]
 
 
 @click.group()

@@ -1,0 +1,52 @@
+"""Docs that run: the README's two commands are what CI and users run, and the main job works."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from coworkenv.train.cli import main
+
+ROOT = Path(__file__).parents[1]
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## The two commands", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.+?)\n```", section, flags=re.S)
+
+
+def test_the_readme_has_exactly_two_setup_commands_and_ci_runs_the_test_one() -> None:
+    main_job, tests = readme_commands()
+    assert "coworkenv demo" in main_job
+    ci = (ROOT / ".ci/run").read_text()
+    assert tests.strip() in ci, "the README's test command must be what .ci/run runs"
+
+
+def test_the_main_job_seeds_the_workspace_and_drives_it_over_stdio(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    result = CliRunner().invoke(main, ["demo", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "emailed" in result.output and "priya.shah@brightwave.io" in result.output
+    config = json.loads((out / ".mcp.json").read_text())
+    assert set(config["mcpServers"]) >= {"email", "tickets", "crm"}
+    again = CliRunner().invoke(main, ["demo", "--out", str(out)])
+    assert again.exit_code != 0 and "already holds databases" in again.output
+
+
+def test_mcp_config_writes_one_stdio_entry_per_service_and_rejects_unknown_ones(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["mcp-config", "--db-dir", str(tmp_path), "--services", "tickets,crm"])
+    entries = json.loads(result.output)["mcpServers"]
+    assert list(entries) == ["tickets", "crm"]
+    assert entries["crm"]["args"][-4:] == ["serve", "crm", "--db", str((tmp_path / "crm.db").resolve())]
+    bad = CliRunner().invoke(main, ["mcp-config", "--db-dir", str(tmp_path), "--services", "tickets,fax"])
+    assert bad.exit_code != 0 and "fax" in bad.output
+
+
+def test_services_lists_every_service_with_its_tools() -> None:
+    result = CliRunner().invoke(main, ["services", "--json"])
+    rows = {r["service"]: r["tools"] for r in json.loads(result.output)}
+    assert "escalate_ticket" in rows["tickets"] and len(rows["email"]) >= 8
