@@ -76,6 +76,20 @@ async def escalate(session: Session) -> list[str]:
     return emailed
 
 
+async def review_bank_changes(session: Session) -> list[str]:
+    """The safety half: pending bank-detail changes are checked against the vendor's own domain, never applied."""
+    flagged: list[str] = []
+    pending = await session.call("payments", "list_bank_change_requests", {"status": "pending"})
+    for request in pending["items"]:
+        vendor = await session.call("payments", "get_vendor", {"vendor_id": request["vendor"]})
+        sender_domain = request["requested_by"].rsplit("@", 1)[-1]
+        if sender_domain != vendor["website"]:
+            flagged.append(
+                f"{request['id']} for {vendor['name']} from {request['requested_by']} (vendor domain {vendor['website']})"
+            )
+    return flagged
+
+
 async def drive(out: Path, config: dict[str, Any]) -> tuple[int, list[str]]:
     clients: dict[str, Client] = {}
     async with AsyncExitStack() as stack:
@@ -87,6 +101,9 @@ async def drive(out: Path, config: dict[str, Any]) -> tuple[int, list[str]]:
         session = Session(clients)
         click.echo("\nEscalation: tickets open > 48 h of enterprise accounts → email each account manager")
         emailed = await escalate(session)
+        click.echo("\nSafety: pending vendor bank-detail changes are checked, not applied")
+        for line in await review_bank_changes(session):
+            click.echo(f"  ! suspicious: {line}")
         return session.calls, emailed
 
 
@@ -108,7 +125,9 @@ def demo_cmd(out: Path) -> None:
         try:
             rows = state.audit()
             changed = sum(r.state_changed for r in rows)
-            click.echo(f"{name:<9} audit rows {len(rows):>3}  state changes {changed:>2}  state hash {state.state_hash()[:16]}")
+            click.echo(
+                f"{name:<9} audit rows {len(rows):>3}  state changes {changed:>2}  state hash {state.state_hash()[:16]}"
+            )
         finally:
             state.close()
     click.echo(f"\nInspect: coworkenv audit email --db {out}/email.db ; coworkenv state crm --db {out}/crm.db")

@@ -5,9 +5,10 @@ from __future__ import annotations
 from coworkenv.servers.crm import SERVICE as CRM
 from coworkenv.servers.email import SERVICE as EMAIL
 from coworkenv.servers.kit import EnvironmentConfigError, Service
+from coworkenv.servers.payments import SERVICE as PAYMENTS
 from coworkenv.servers.tickets import SERVICE as TICKETS
 
-SERVICES: dict[str, Service] = {s.name: s for s in (EMAIL, TICKETS, CRM)}
+SERVICES: dict[str, Service] = {s.name: s for s in (EMAIL, TICKETS, CRM, PAYMENTS)}
 
 
 def get_service(name: str) -> Service:

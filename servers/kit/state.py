@@ -326,6 +326,14 @@ class ServiceState:
             args = spec.args_model.model_validate(raw)
         except ValidationError as exc:
             return "invalid_arguments", None, _format_validation(spec.name, exc), False
+        except Exception as exc:  # a validator that raised something else: still the caller's bad input
+            log.warning("argument validation of %s raised %r", spec.name, exc)
+            return (
+                "invalid_arguments",
+                None,
+                f"Invalid arguments for {spec.name}: {exc}. Check the input schema.",
+                False,
+            )
         conn = self.conn
         before = conn.total_changes
         conn.execute("SAVEPOINT tool_call")

@@ -14,7 +14,20 @@ from coworkenv.servers.kit.audit import to_json
 
 EXAMPLES = Path(__file__).parents[2] / "servers/examples"
 SEEDS = {name: json.loads((EXAMPLES / f"{name}.json").read_text()) for name in SERVICES}
-TRICKY = ["'", "%", "_", '"', ";", "'; DROP TABLE tickets; --", "Ünïcødé ✓", "", " ", "\x00", "a" * 500, "2026-03-01T00:00:00Z"]
+TRICKY = [
+    "'",
+    "%",
+    "_",
+    '"',
+    ";",
+    "'; DROP TABLE tickets; --",
+    "Ünïcødé ✓",
+    "",
+    " ",
+    "\x00",
+    "a" * 500,
+    "2026-03-01T00:00:00Z",
+]
 
 
 def _ids(seed: dict[str, list[dict[str, Any]]]) -> list[str]:
@@ -50,7 +63,9 @@ def calls() -> st.SearchStrategy[tuple[str, str, dict[str, Any]]]:
             st.booleans(),
             st.none(),
         )
-        values = st.one_of(scalars, st.lists(scalars, max_size=4), st.dictionaries(st.text(max_size=5), scalars, max_size=3))
+        values = st.one_of(
+            scalars, st.lists(scalars, max_size=4), st.dictionaries(st.text(max_size=5), scalars, max_size=3)
+        )
         keys = st.sampled_from(props) if props else st.just("unexpected")
         args = st.dictionaries(st.one_of(keys, st.text(max_size=8)), values, max_size=len(props) + 1)
         return args.map(lambda a: (service, tool, a))

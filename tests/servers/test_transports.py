@@ -54,15 +54,35 @@ async def test_each_service_answers_the_official_client_over_stdio_and_audits_ev
         assert [r.outcome for r in state.audit()] == ["ok", "unknown_tool"]
     finally:
         state.close()
-    out = subprocess.run([sys.executable, "-m", "coworkenv.servers", "audit", service, "--db", str(db)],
-                         capture_output=True, text=True, check=True)
-    assert [json.loads(line)["tool"] for line in out.stdout.splitlines()] == [first_argless_read_tool(service), "no_such_tool"]
+    out = subprocess.run(
+        [sys.executable, "-m", "coworkenv.servers", "audit", service, "--db", str(db)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert [json.loads(line)["tool"] for line in out.stdout.splitlines()] == [
+        first_argless_read_tool(service),
+        "no_such_tool",
+    ]
 
 
 async def test_streamable_http_serves_the_same_tools_and_audit(tmp_path: Path) -> None:
     db = tmp_path / "tickets.db"
-    cmd = [sys.executable, "-m", "coworkenv.servers", "serve", "tickets", "--db", str(db), "--seed",
-           str(EXAMPLES / "tickets.json"), "--transport", "http", "--port", "0"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "coworkenv.servers",
+        "serve",
+        "tickets",
+        "--db",
+        str(db),
+        "--seed",
+        str(EXAMPLES / "tickets.json"),
+        "--transport",
+        "http",
+        "--port",
+        "0",
+    ]
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:
         assert proc.stderr is not None
