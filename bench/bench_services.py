@@ -29,6 +29,7 @@ from mcp import Client, StdioServerParameters
 from coworkenv.servers import SERVICES, Environment
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "servers/examples"
+UNIQUE = {("email", "mailboxes"), ("email", "labels")}  # one per address: not copied
 CALL = ("tickets", "get_ticket", {"ticket_id": "tkt_1001"})
 
 
@@ -40,7 +41,11 @@ def scaled_seeds(target: int) -> dict[str, dict[str, list[dict[str, Any]]]]:
     out: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for name, seed in base.items():
         out[name] = {
-            t: [r if i == 0 else {**r, "id": f"{r['id']}_{i}"} for i in range(copies) for r in rows]
+            t: [
+                r if i == 0 else {**r, "id": f"{r['id']}_{i}"}
+                for i in range(1 if (name, t) in UNIQUE else copies)
+                for r in rows
+            ]
             for t, rows in seed.items()
         }
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from coworkenv.servers.kit.records import Table
 from coworkenv.servers.kit.seed import Seed
@@ -21,6 +22,7 @@ class Service:
     check_seed: Callable[[Seed], None] | None = None
     """Rules that span records (e.g. exactly one primary mailbox); raise SeedError naming the record."""
     tools_by_name: dict[str, ToolSpec] = field(init=False, repr=False, compare=False)
+    schema_cache: dict[str, Any] = field(init=False, repr=False, compare=False, default_factory=dict)
     tables_by_name: dict[str, Table] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

