@@ -1,0 +1,52 @@
+"""What an agent is, for the harness.
+
+Two kinds:
+- a :class:`ModelAgent` answers one step at a time (Anthropic, OpenAI-compatible, local transformers, a
+  scripted policy): the harness runs the loop, executes its tool calls, feeds results back;
+- an :class:`EpisodeAgent` drives a whole episode itself (Claude Code over stdio, ``replay``, ``noop``):
+  it gets an :class:`EpisodeIO` to call tools and talk to the user.
+
+Failures the agent is not to blame for (API down, rate limit after retries, timeout) raise
+:class:`InfrastructureError`, so runs can retry them and keep them out of scores.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from coworkenv.harness.messages import AgentTurn, Message, ToolView
+
+
+class InfrastructureError(RuntimeError):
+    """Not the agent's fault: the provider or the machine failed. The trial is retried, not scored."""
+
+
+@runtime_checkable
+class ModelAgent(Protocol):
+    name: str
+
+    async def complete(self, messages: list[Message], tools: list[ToolView]) -> AgentTurn:
+        """The next assistant turn for this conversation (the first message is the system prompt)."""
+        ...
+
+
+class EpisodeIO(Protocol):
+    """What an episode-driving agent may do."""
+
+    tools: list[ToolView]
+    request: str
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], call_id: str | None = None) -> tuple[str, bool]:
+        """Run a qualified tool call; returns (result text, is_error) and records it in the trajectory."""
+        ...
+
+    async def say(self, text: str) -> str | None:
+        """Tell the user something; returns the user's reply, or None when the user ends the conversation."""
+        ...
+
+
+@runtime_checkable
+class EpisodeAgent(Protocol):
+    name: str
+
+    async def run_episode(self, io: EpisodeIO) -> None: ...
