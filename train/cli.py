@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from coworkenv.servers.cli import COMMANDS as SERVER_COMMANDS
+from coworkenv.synth.cli import COMMANDS as SYNTH_COMMANDS
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -13,5 +14,5 @@ def main() -> None:
     """coworkenv: executable work environments for training and evaluating AI coworker agents."""
 
 
-for _cmd in SERVER_COMMANDS:
+for _cmd in [*SERVER_COMMANDS, *SYNTH_COMMANDS]:
     main.add_command(_cmd)

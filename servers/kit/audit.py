@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 Outcome = Literal["ok", "error", "invalid_arguments", "unknown_tool", "internal_error"]
@@ -38,7 +38,7 @@ class AuditRow:
         return self.outcome == "ok"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return dict(vars(self))
 
 
 def to_json(value: Any) -> str:
