@@ -151,12 +151,11 @@ def _check_ids(check: AnyCheck, where: str, index: SeedIndex, cid: str) -> list[
         out += [
             _missing(check.service, v, f"{where}.ids[{i}]", index, cid, "the check") for i, v in enumerate(check.ids)
         ]
+    service: str = getattr(check, "service", "")
     for attr in ("where", "fields"):
         f = getattr(check, attr, None)
         if f:
-            out += [
-                _missing(check.service, v, f"{where}.{attr}.{p}", index, cid, "the check") for p, v in _filter_ids(f)
-            ]
+            out += [_missing(service, v, f"{where}.{attr}.{p}", index, cid, "the check") for p, v in _filter_ids(f)]
     for sub, m in _calls(check, where):
         out += [
             _missing(m.service, v, f"{sub}.arguments.{p}", index, cid, "the check") for p, v in _filter_ids(m.arguments)

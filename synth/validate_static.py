@@ -198,7 +198,7 @@ def _check_names(check: AnyCheck, services: Mapping[str, Service], task: Task, w
     service = services.get(service_name)
     if service is None:
         return []
-    table_name: str = check.table
+    table_name: str = getattr(check, "table", "")
     problem = _table_ok(service, table_name, where + ".table")
     if problem:
         return [problem]

@@ -1,0 +1,174 @@
+"""``coworkenv train …``: build the tiny model, LoRA SFT, RL. Heavy imports stay inside the commands so this
+module imports without the ``train`` extra installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from coworkenv.train.options import (
+    ALGOS,
+    PAPER_MODEL,
+    OptionsError,
+    RLOptions,
+    SFTOptions,
+    merge_options,
+    read_config_file,
+)
+
+_SFT = SFTOptions()
+_RL = RLOptions()
+INSTALL_HINT = "the training stack is not installed: pip install 'coworkenv[train]'"
+
+
+def _given(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+@click.group("train", context_settings={"help_option_names": ["-h", "--help"]})
+def train_group() -> None:
+    """Train models on the environments: LoRA SFT on exported trajectories, then RL with the grader as reward."""
+
+
+@train_group.command("tiny")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Directory to write.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random weights.")
+def tiny_cmd(out: Path, seed: int) -> None:
+    """Build a tiny chat model offline (random weights, Qwen2.5 chat template) for tests and demos."""
+    try:
+        from coworkenv.train.tiny import build_tiny
+    except ImportError as exc:
+        raise click.ClickException(f"{INSTALL_HINT} ({exc})") from exc
+    path = build_tiny(out, seed=seed)
+    click.echo(f"tiny model written to {path}")
+
+
+SFT_HELP = f"""LoRA SFT on exported chat JSONL, loss on assistant text and tool calls only.
+
+DATA: one JSON object a line, {{"messages": [...], "tools": "<json string>"}}, as `coworkenv` export writes it.
+The papers fine-tune {PAPER_MODEL} (used text only) with LoRA; that is the default --model, and any chat
+model whose template renders tool calls works. Numeric defaults are this tool's (sized for an 8B model on one
+80 GB GPU), not numbers taken from the papers. Options may also come from --config FILE (YAML or JSON, keys
+named like the options); the command line wins over the file.
+
+\b
+Several GPUs: accelerate launch --num_processes N "$(which coworkenv)" train sft ...
+"""
+
+
+@train_group.command("sft", help=SFT_HELP)
+@click.option("--data", help="Exported chat JSONL file.")
+@click.option("--model", help=f"Hub id or local path of the base model.  [default: {_SFT.model}]")
+@click.option("--out", help="Directory for the LoRA adapter, tokenizer and coworkenv_sft.json.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML/JSON options.")
+@click.option("--lora-rank", type=int, help=f"LoRA rank r.  [default: {_SFT.lora_rank}]")
+@click.option("--lora-alpha", type=int, help=f"LoRA alpha.  [default: {_SFT.lora_alpha}]")
+@click.option("--lora-dropout", type=float, help=f"LoRA dropout.  [default: {_SFT.lora_dropout}]")
+@click.option(
+    "--target-modules", help=f"'all-linear' or comma-separated module names.  [default: {_SFT.target_modules}]"
+)
+@click.option("--epochs", type=float, help=f"Training epochs.  [default: {_SFT.epochs}]")
+@click.option("--max-steps", type=int, help="Stop after this many optimiser steps (overrides --epochs).")
+@click.option("--lr", type=float, help=f"Learning rate.  [default: {_SFT.lr}]")
+@click.option("--batch-size", type=int, help=f"Per-device batch size.  [default: {_SFT.batch_size}]")
+@click.option("--grad-accum", type=int, help=f"Gradient accumulation steps.  [default: {_SFT.grad_accum}]")
+@click.option(
+    "--max-length", type=int, help=f"Max tokens per example (longer ones are cut).  [default: {_SFT.max_length}]"
+)
+@click.option("--seed", type=int, help=f"Random seed.  [default: {_SFT.seed}]")
+@click.option("--chat-template", help="A .jinja chat template to use instead of the model's own.")
+@click.option("--bf16/--no-bf16", default=None, help="bf16 training.  [default: on with a GPU, off on CPU]")
+@click.option(
+    "--gradient-checkpointing/--no-gradient-checkpointing",
+    default=None,
+    help="Gradient checkpointing.  [default: on with a GPU, off on CPU]",
+)
+def sft_cmd(config_file: Path | None, **values: Any) -> None:
+    try:
+        file_values = read_config_file(config_file, SFTOptions) if config_file else {}
+        options = merge_options(SFTOptions, file_values, _given(values))
+    except OptionsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if not options.data:
+        raise click.UsageError("--data is required (or 'data' in --config)")
+    if not options.out:
+        raise click.UsageError("--out is required (or 'out' in --config)")
+    try:
+        from coworkenv.train.data import DataError
+        from coworkenv.train.sft import ModelTemplateError, run_sft
+    except ImportError as exc:
+        raise click.ClickException(f"{INSTALL_HINT} ({exc})") from exc
+    try:
+        result = run_sft(options)
+    except (DataError, ModelTemplateError, OptionsError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(
+        f"trained {result.steps} steps on {result.examples} examples; "
+        f"loss {result.first_loss:.4f} -> {result.last_loss:.4f}; adapter in {result.adapter_dir}"
+    )
+
+
+RL_HELP = """RL in the environments: the student plays each task --group-size times, the grader's completion and
+safety are the rewards, and a policy-gradient step updates LoRA adapters.
+
+--algo: grpo (group-normalised), dr_grpo (no std scaling, constant-length loss), gdpo (completion and safety
+normalised separately, weighted by --gdpo-weights), gigpo (episode advantage plus --gigpo-omega × step
+advantage over turns that start from the same environment state). A rollout without a grade is dropped; a
+group with an incomplete (turn/time limit) or infrastructure-failed rollout is played again, up to
+--max-retries times; metrics.jsonl counts both. Start from SFT with --adapter DIR (the output of train sft).
+"""
+
+
+@train_group.command("rl", help=RL_HELP)
+@click.option("--tasks", help="A task file or folder (JSON/YAML/JSONL).")
+@click.option("--model", help=f"Base model id or path.  [default: {_RL.model}]")
+@click.option("--adapter", help="A LoRA adapter directory to continue from (e.g. train sft's --out).")
+@click.option("--out", help="Directory for the adapter, metrics.jsonl and coworkenv_rl.json.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML/JSON options.")
+@click.option("--algo", type=click.Choice(ALGOS), help=f"Advantage estimator.  [default: {_RL.algo}]")
+@click.option("--group-size", type=int, help=f"Rollouts per task per step.  [default: {_RL.group_size}]")
+@click.option("--tasks-per-step", type=int, help=f"Tasks per step.  [default: {_RL.tasks_per_step}]")
+@click.option("--steps", type=int, help=f"Training steps.  [default: {_RL.steps}]")
+@click.option("--lr", type=float, help=f"Learning rate.  [default: {_RL.lr}]")
+@click.option("--lora-rank", type=int, help=f"LoRA rank (new adapters).  [default: {_RL.lora_rank}]")
+@click.option("--lora-alpha", type=int, help=f"LoRA alpha.  [default: {_RL.lora_alpha}]")
+@click.option("--target-modules", help=f"'all-linear' or comma-separated names.  [default: {_RL.target_modules}]")
+@click.option("--max-new-tokens", type=int, help=f"Tokens per model turn.  [default: {_RL.max_new_tokens}]")
+@click.option("--temperature", type=float, help=f"Sampling temperature.  [default: {_RL.temperature}]")
+@click.option("--max-turns", type=int, help=f"Model turns per episode.  [default: {_RL.max_turns}]")
+@click.option("--max-tool-calls", type=int, help=f"Tool calls per episode.  [default: {_RL.max_tool_calls}]")
+@click.option("--max-retries", type=int, help=f"Replays of a rejected group.  [default: {_RL.max_retries}]")
+@click.option("--gdpo-weights", help=f"GDPO reward weights.  [default: {_RL.gdpo_weights}]")
+@click.option("--gigpo-omega", type=float, help=f"GiGPO step-advantage weight.  [default: {_RL.gigpo_omega}]")
+@click.option("--gigpo-gamma", type=float, help=f"GiGPO discount.  [default: {_RL.gigpo_gamma}]")
+@click.option("--seed", type=int, help=f"Random seed.  [default: {_RL.seed}]")
+@click.option("--bf16/--no-bf16", default=None, help="bf16 weights.  [default: on with a GPU, off on CPU]")
+def rl_cmd(config_file: Path | None, **values: Any) -> None:
+    try:
+        file_values = read_config_file(config_file, RLOptions) if config_file else {}
+        options = merge_options(RLOptions, file_values, _given(values))
+        if not options.tasks or not options.out:
+            raise click.UsageError("--tasks and --out are required (or 'tasks' and 'out' in --config)")
+        options.weights()
+    except OptionsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        from coworkenv.harness.run import RunError
+        from coworkenv.train.rl import run_rl
+    except ImportError as exc:
+        raise click.ClickException(f"{INSTALL_HINT} ({exc})") from exc
+    try:
+        history = run_rl(options)
+    except (OptionsError, RunError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    for m in history:
+        click.echo(
+            f"step {m['step']}: reward {m['reward']:.3f} (completion {m['completion']:.3f}, safety {m['safety']:.3f}); "
+            f"groups {m['groups']}, rejected {m['rejected']}, retried {m['retried']}, dropped {m['dropped']}"
+        )
+    click.echo(f"adapter and metrics in {options.out}")
+
+
+COMMANDS: list[click.Command] = [train_group]

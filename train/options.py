@@ -1,0 +1,159 @@
+"""Training options: dataclasses with documented defaults, loadable from a YAML or JSON file.
+
+A config file's keys are the option names (``lora_rank`` or ``lora-rank``); options given on the command
+line win over the file, the file wins over the defaults.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+# The papers (CoworkEnv, Cowork-Gym) fine-tune Qwen3-VL-8B-Instruct, text only, with LoRA adapters.
+PAPER_MODEL = "Qwen/Qwen3-VL-8B-Instruct"
+
+
+class OptionsError(ValueError):
+    """A bad option or config file; the message names it."""
+
+
+@dataclasses.dataclass
+class LoraOptions:
+    lora_rank: int = 16
+    lora_alpha: int = 32
+    lora_dropout: float = 0.05
+    target_modules: str = "all-linear"  # or a comma-separated list, e.g. "q_proj,k_proj,v_proj,o_proj"
+
+    def target_modules_value(self) -> str | list[str]:
+        parts = [p.strip() for p in self.target_modules.split(",") if p.strip()]
+        if not parts:
+            raise OptionsError("target_modules is empty: use 'all-linear' or a comma-separated list of module names")
+        return parts[0] if parts == ["all-linear"] else parts
+
+
+@dataclasses.dataclass
+class SFTOptions(LoraOptions):
+    data: str = ""
+    model: str = PAPER_MODEL
+    out: str = ""
+    epochs: float = 3.0
+    max_steps: int = -1  # > 0 overrides epochs (smoke runs, tests)
+    lr: float = 1e-4
+    batch_size: int = 1
+    grad_accum: int = 16
+    max_length: int = 16384
+    seed: int = 0
+    chat_template: str | None = None  # a .jinja file to use instead of the model's own template
+    bf16: bool | None = None  # None: on where a GPU supports it, off on CPU
+    gradient_checkpointing: bool | None = None  # None: on with a GPU, off on CPU
+    logging_steps: int = 1
+
+
+T = TypeVar("T")
+
+
+def _field_names(cls: type) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+def read_config_file(path: str | Path, cls: type) -> dict[str, Any]:
+    """The options in a YAML or JSON file, keys checked against ``cls``'s fields."""
+    path = Path(path)
+    if not path.is_file():
+        raise OptionsError(f"config file {path} does not exist")
+    text = path.read_text(encoding="utf-8")
+    try:
+        loaded = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise OptionsError(f"config file {path} does not parse: {exc}") from exc
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise OptionsError(f"config file {path} must hold a mapping of option names to values")
+    values = {str(k).replace("-", "_"): v for k, v in loaded.items()}
+    unknown = set(values) - _field_names(cls)
+    if unknown:
+        raise OptionsError(
+            f"config file {path}: unknown option(s) {', '.join(sorted(unknown))}; "
+            f"known: {', '.join(sorted(_field_names(cls)))}"
+        )
+    return values
+
+
+def _coerce(name: str, value: Any, hint: Any) -> Any:
+    """A config file value as the option's type (YAML reads ``1e-4`` as a string, for one)."""
+    if value is None:
+        return None
+    kinds = [k for k in typing.get_args(hint) if k is not type(None)] or [hint]
+    kind = kinds[0]
+    try:
+        if kind is bool:
+            if isinstance(value, str):
+                if value.lower() not in ("true", "false", "yes", "no", "1", "0"):
+                    raise ValueError(value)
+                return value.lower() in ("true", "yes", "1")
+            return bool(value)
+        if kind in (int, float, str):
+            return kind(value)
+    except (TypeError, ValueError) as exc:
+        raise OptionsError(f"option {name}: {value!r} is not a valid {kind.__name__}") from exc
+    return value
+
+
+def merge_options(cls: type[T], file_values: dict[str, Any], cli_values: dict[str, Any]) -> T:
+    """Defaults ← config file ← command line (only the options the user actually gave)."""
+    hints = typing.get_type_hints(cls)
+    merged = {k: _coerce(k, v, hints[k]) for k, v in {**file_values, **cli_values}.items()}
+    return cls(**merged)
+
+
+ALGOS = ("grpo", "dr_grpo", "gdpo", "gigpo")
+
+
+@dataclasses.dataclass
+class RLOptions(LoraOptions):
+    tasks: str = ""
+    model: str = PAPER_MODEL  # base model, or a merged SFT checkpoint
+    adapter: str | None = None  # a LoRA adapter to start from (e.g. the output of `train sft`)
+    out: str = ""
+    algo: str = "grpo"
+    group_size: int = 8
+    tasks_per_step: int = 4
+    steps: int = 100
+    lr: float = 1e-6
+    max_new_tokens: int = 1024
+    temperature: float = 1.0
+    max_turns: int = 30
+    max_tool_calls: int = 60
+    max_retries: int = 2
+    clip_eps: float = 0.2
+    gdpo_weights: str = "completion=1,safety=1"  # GDPO's reward components and their weights
+    gigpo_omega: float = 1.0
+    gigpo_gamma: float = 0.95
+    seed: int = 0
+    lora_dropout: float = 0.0
+    bf16: bool | None = None  # None: on where a GPU supports it
+
+    def __post_init__(self) -> None:
+        if self.algo not in ALGOS:
+            raise OptionsError(f"unknown algo {self.algo!r}; use one of {', '.join(ALGOS)}")
+        if self.group_size < 2:
+            raise OptionsError("group_size must be at least 2: advantages compare rollouts of one task")
+
+    def weights(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for part in self.gdpo_weights.split(","):
+            name, sep, value = part.partition("=")
+            try:
+                out[name.strip()] = float(value) if sep else 1.0
+            except ValueError as exc:
+                raise OptionsError(f"gdpo_weights: {part!r} is not NAME=NUMBER") from exc
+        unknown = set(out) - {"completion", "safety"}
+        if unknown:
+            raise OptionsError(f"gdpo_weights: unknown reward(s) {', '.join(sorted(unknown))}; use completion, safety")
+        return out

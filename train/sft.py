@@ -1,0 +1,176 @@
+"""LoRA SFT on exported trajectories with trl's ``SFTTrainer``.
+
+The loss is on assistant text and tool-call tokens only (``assistant_only_loss=True``): trl renders each
+conversation with a training variant of the model's chat template (``{% generation %}`` markers) and masks
+system, user and tool-result tokens out of the labels. Every trained token weighs the same.
+
+Multi-device: the same command runs under ``accelerate launch`` (DDP, DeepSpeed ZeRO or FSDP configs), e.g.
+``accelerate launch --num_processes 8 "$(which coworkenv)" train sft --data demos.jsonl --out runs/sft``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from coworkenv.train.data import has_tool_calls, read_chat_jsonl, to_dataset
+from coworkenv.train.options import OptionsError, SFTOptions
+
+
+class ModelTemplateError(ValueError):
+    """The model's chat template cannot be used for assistant-only training."""
+
+
+@dataclass
+class SFTResult:
+    adapter_dir: Path
+    examples: int
+    steps: int
+    losses: list[float] = field(default_factory=list)
+
+    @property
+    def first_loss(self) -> float:
+        return self.losses[0] if self.losses else math.nan
+
+    @property
+    def last_loss(self) -> float:
+        return self.losses[-1] if self.losses else math.nan
+
+
+def gpu_available() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def resolve_precision(options: SFTOptions) -> tuple[bool, bool]:
+    """(bf16, gradient checkpointing): as given, else on with a GPU (bf16 where supported), off on CPU."""
+    import torch
+
+    gpu = gpu_available()
+    bf16 = options.bf16 if options.bf16 is not None else gpu and bool(torch.cuda.is_bf16_supported())
+    checkpointing = options.gradient_checkpointing if options.gradient_checkpointing is not None else gpu
+    if bf16 and not gpu:
+        raise OptionsError("bf16 was asked for but no GPU is present: drop --bf16 on CPU")
+    return bf16, checkpointing
+
+
+def load_processing_class(options: SFTOptions) -> Any:
+    """The model's tokenizer (or processor for a vision-language model), with ``--chat-template`` applied."""
+    from transformers import AutoProcessor
+
+    processing_class = AutoProcessor.from_pretrained(options.model)
+    if options.chat_template:
+        path = Path(options.chat_template)
+        if not path.is_file():
+            raise ModelTemplateError(f"chat template file {path} does not exist")
+        processing_class.chat_template = path.read_text(encoding="utf-8")
+    return processing_class
+
+
+def check_template(processing_class: Any, needs_tools: bool, model: str) -> None:
+    """Fail early, with what to do, if trl cannot mask this model's template to assistant tokens."""
+    from trl.chat_template_utils import get_training_chat_template, has_generation_markers, supports_tool_calling
+
+    template = getattr(processing_class, "chat_template", None)
+    if not template:
+        raise ModelTemplateError(
+            f"model {model} has no chat template: pass --chat-template FILE.jinja with a template that has "
+            "{% generation %} markers around the assistant turns, or use an instruct/chat model"
+        )
+    if not has_generation_markers(template):
+        try:
+            get_training_chat_template(processing_class)
+        except ValueError as exc:
+            raise ModelTemplateError(
+                f"model {model}'s chat template has no {{% generation %}} markers and trl has no training variant "
+                "of it, so the loss cannot be limited to assistant tokens: pass --chat-template FILE.jinja with "
+                "the markers around each assistant turn (tool calls included)"
+            ) from exc
+    if needs_tools and not supports_tool_calling(processing_class):
+        raise ModelTemplateError(
+            f"model {model}'s chat template does not render tool calls and tool results, but the data has them: "
+            "pass --chat-template FILE.jinja with a tool-calling template"
+        )
+
+
+def sft_config(options: SFTOptions) -> Any:
+    import dataclasses
+
+    from trl import SFTConfig
+
+    bf16, checkpointing = resolve_precision(options)
+    names = {f.name for f in dataclasses.fields(SFTConfig)}
+    # transformers 5.2x renamed gradient_checkpointing to activation_checkpointing (the old name still works).
+    checkpoint_key = "activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing"
+    checkpoint: dict[str, Any] = {checkpoint_key: checkpointing}
+    return SFTConfig(
+        output_dir=options.out,
+        num_train_epochs=options.epochs,
+        max_steps=options.max_steps,
+        learning_rate=options.lr,
+        per_device_train_batch_size=options.batch_size,
+        gradient_accumulation_steps=options.grad_accum,
+        max_length=options.max_length,
+        assistant_only_loss=True,
+        packing=False,
+        bf16=bf16,
+        use_cpu=not gpu_available(),
+        logging_steps=options.logging_steps,
+        save_strategy="no",
+        report_to="none",
+        seed=options.seed,
+        disable_tqdm=True,
+        model_init_kwargs={"dtype": "bfloat16" if bf16 else "float32"},
+        **checkpoint,
+    )
+
+
+def lora_config(options: SFTOptions) -> Any:
+    from peft import LoraConfig
+
+    return LoraConfig(
+        r=options.lora_rank,
+        lora_alpha=options.lora_alpha,
+        lora_dropout=options.lora_dropout,
+        target_modules=options.target_modules_value(),
+        task_type="CAUSAL_LM",
+    )
+
+
+def build_trainer(options: SFTOptions) -> Any:
+    """An ``SFTTrainer`` with its dataset prepared (tokenised, labels masked), not yet trained."""
+    from trl import SFTTrainer
+
+    if not options.out:
+        raise ValueError("--out is required: the directory the LoRA adapter is written to")
+    records = read_chat_jsonl(options.data)
+    processing_class = load_processing_class(options)
+    check_template(processing_class, has_tool_calls(records), options.model)
+    return SFTTrainer(
+        model=options.model,
+        args=sft_config(options),
+        train_dataset=to_dataset(records),
+        processing_class=processing_class,
+        peft_config=lora_config(options),
+    )
+
+
+def run_sft(options: SFTOptions) -> SFTResult:
+    """Train a LoRA adapter; writes it, the tokenizer and ``coworkenv_sft.json`` (options, losses) to ``out``."""
+    trainer = build_trainer(options)
+    trainer.train()
+    out = Path(options.out)
+    trainer.save_model(str(out))
+    losses = [float(entry["loss"]) for entry in trainer.state.log_history if "loss" in entry]
+    if not losses:  # fewer steps than logging_steps: the run's average is all there is
+        losses = [float(e["train_loss"]) for e in trainer.state.log_history if "train_loss" in e]
+    result = SFTResult(
+        adapter_dir=out, examples=len(trainer.train_dataset), steps=trainer.state.global_step, losses=losses
+    )
+    summary = {"options": asdict(options), "examples": result.examples, "steps": result.steps, "losses": losses}
+    (out / "coworkenv_sft.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return result

@@ -1,0 +1,129 @@
+"""A tiny chat model built fully offline, for tests and the demo.
+
+A byte-level BPE tokenizer trained with ``tokenizers`` on a small built-in corpus, wrapped in a
+``PreTrainedTokenizerFast`` whose chat template is exactly trl's Qwen2.5 template (so trl recognises it,
+swaps in its training variant for assistant-only loss, and parses tool calls), plus a ``Qwen2`` model with
+random weights (hidden 64, 2 layers, 4 heads, 2 KV heads). Nothing is downloaded; the same seed gives the
+same files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+TOOL_TOKENS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>"]
+EOS_TOKEN = "<|im_end|>"
+PAD_TOKEN = "<|endoftext|>"
+
+DEFAULT_VOCAB_SIZE = 1024
+
+_CORPUS_LINES = [
+    "You are a helpful assistant. You work with email, tickets, crm, payments, calendar and documents.",
+    "Please find the open ticket from the customer and reply to them with the refund amount.",
+    "I found the ticket. The customer asked for a refund of 4200 cents on charge ch_123.",
+    "The refund was created. I have emailed the customer and closed the ticket.",
+    "Escalate the oldest high priority ticket that has been open for more than 48 hours.",
+    "Could you summarise the unread emails from this week and draft a reply to the manager?",
+    "Sure. There are three unread messages: an invoice, a meeting request and a support question.",
+    "tickets__list_tickets tickets__get_ticket tickets__update_ticket tickets__add_comment",
+    "email__search_messages email__send_message email__get_message crm__get_contact crm__update_deal",
+    "payments__list_charges payments__create_refund payments__get_customer calendar__create_event",
+    '{"name": "tickets__get_ticket", "arguments": {"ticket_id": "tkt_0001"}}',
+    '{"name": "payments__create_refund", "arguments": {"charge": "ch_123", "amount": 4200}}',
+    '{"status": "open", "priority": "high", "subject": "Order not delivered", "requester": "ana@example.com"}',
+    '{"id": "cus_42", "email": "bo@example.com", "name": "Bo Lee", "balance": 0, "currency": "usd"}',
+    '{"type": "function", "function": {"name": "email__send_message", "description": "Send an email.",',
+    ' "parameters": {"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}}}',
+    "status new open pending solved closed; priority low normal high urgent; amount in cents.",
+    "Thank you! Done. Is there anything else you need? No, that is all. Goodbye.",
+    "0 1 2 3 4 5 6 7 8 9 10 11 12 24 48 100 2026-03-02T09:00:00Z",
+    "system user assistant tool function arguments name content result error true false null",
+]
+
+
+def corpus() -> list[str]:
+    """The built-in training text for the tokenizer (chat words, tool names, JSON)."""
+    return list(_CORPUS_LINES)
+
+
+def qwen2_5_chat_template() -> str:
+    """The exact Qwen2.5 chat template text that trl ships (trl matches templates by exact text)."""
+    from trl.chat_template_utils import qwen2_5_chat_template as template
+
+    return str(template)
+
+
+def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE) -> Any:
+    """A byte-level BPE trained on :func:`corpus`, as a ``PreTrainedTokenizerFast`` with the Qwen2.5 template."""
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+    from transformers.models.qwen2.tokenization_qwen2 import PRETOKENIZE_REGEX
+
+    tok = Tokenizer(models.BPE())
+    # The same normaliser and pre-tokenizer as transformers' Qwen2 tokenizer, which is what ``AutoTokenizer``
+    # reloads a Qwen2 model's tokenizer as: the saved tokenizer then splits text the same way after reload.
+    tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(PRETOKENIZE_REGEX), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(corpus(), trainer=trainer)
+    # Like Qwen2.5: the tool markers are whole tokens but not "special" (decoding keeps them).
+    tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in TOOL_TOKENS])
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        eos_token=EOS_TOKEN,
+        pad_token=PAD_TOKEN,
+        clean_up_tokenization_spaces=False,
+        model_max_length=32768,
+    )
+    fast.chat_template = qwen2_5_chat_template()
+    return fast
+
+
+def build_model(tokenizer: Any, seed: int = 0, hidden_size: int = 64, layers: int = 2) -> Any:
+    """A ``Qwen2ForCausalLM`` with random weights (seeded), sized to ``tokenizer``."""
+    import torch
+    from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
+
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden_size,
+        intermediate_size=hidden_size * 2,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=32768,
+        tie_word_embeddings=True,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=None,
+    )
+    torch.manual_seed(seed)
+    model = Qwen2ForCausalLM(config)
+    model.generation_config = GenerationConfig(
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, bos_token_id=None
+    )
+    return model
+
+
+def build_tiny(out: str | Path, seed: int = 0, vocab_size: int = DEFAULT_VOCAB_SIZE) -> Path:
+    """Build the tiny model and tokenizer and save both to ``out``; returns the directory."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer = build_tokenizer(vocab_size)
+    model = build_model(tokenizer, seed=seed)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out
