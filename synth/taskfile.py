@@ -38,6 +38,10 @@ class TaskDoc:
     data: Any
 
 
+NOT_TASKS = {"synthesis_report.json", "run.json", "curation.json"}
+"""Files that live beside tasks in a folder but are not tasks."""
+
+
 def format_loc(loc: Sequence[int | str]) -> str:
     """A pydantic error location as a path: ``completion_checks[0].check.weight``."""
     out = ""
@@ -143,7 +147,7 @@ def task_files(paths: Iterable[str | Path]) -> list[Path]:
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            out += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in SUFFIXES)
+            out += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in SUFFIXES and f.name not in NOT_TASKS)
         else:
             out.append(p)
     return out

@@ -6,6 +6,7 @@ import click
 
 from coworkenv.servers.cli import COMMANDS as SERVER_COMMANDS
 from coworkenv.synth.cli import COMMANDS as SYNTH_COMMANDS
+from coworkenv.synth.cli_synth import COMMANDS as SYNTHESIS_COMMANDS
 from coworkenv.train.commands import COMMANDS as TRAIN_COMMANDS
 
 
@@ -15,5 +16,5 @@ def main() -> None:
     """coworkenv: executable work environments for training and evaluating AI coworker agents."""
 
 
-for _cmd in [*SERVER_COMMANDS, *SYNTH_COMMANDS, *TRAIN_COMMANDS]:
+for _cmd in [*SERVER_COMMANDS, *SYNTH_COMMANDS, *SYNTHESIS_COMMANDS, *TRAIN_COMMANDS]:
     main.add_command(_cmd)

@@ -1,0 +1,118 @@
+"""Command line of synthesis: ``coworkenv plan`` (the coverage plan of a capability plan) and ``coworkenv synth``.
+
+``COMMANDS`` are wired into the top-level ``coworkenv`` group.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from coworkenv.synth.generator import GENERATORS, GeneratorUnavailable, make_generator
+from coworkenv.synth.plan import CapabilityPlan, PlanError, coverage_plan, format_coverage, load_plan
+from coworkenv.synth.synthesize import REPORT_FILE, format_report, synthesize, write_output
+
+
+def _plan(ref: str | None) -> CapabilityPlan:
+    try:
+        return load_plan(None if ref in (None, "default") else ref)
+    except PlanError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@click.command("plan")
+@click.argument("plan", required=False, metavar="[PLAN]")
+@click.option("--count", "-n", type=click.IntRange(min=1), help="How many tasks (default: the plan's count).")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Breaks ties between cells.")
+@click.option("--json", "as_json", is_flag=True, help="Print the cells as JSON.")
+@click.option("--all", "show_all", is_flag=True, help="Also list cells whose quota is 0.")
+def plan_cmd(plan: str | None, count: int | None, seed: int, as_json: bool, show_all: bool) -> None:
+    """Print the coverage plan of a capability plan (YAML or JSON; the shipped default when omitted):
+    the cells (capability x scenario x services x difficulty) and their quotas, summing to --count."""
+    cap_plan = _plan(plan)
+    try:
+        cells = coverage_plan(cap_plan, count, seed)
+    except PlanError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        shown = [c.as_dict() for c in cells if c.quota or show_all]
+        click.echo(json.dumps({"plan": cap_plan.name, "seed": seed, "cells": shown}, indent=2))
+        return
+    click.echo(f"plan {cap_plan.name!r}, seed {seed}\n")
+    click.echo(format_coverage(cells, show_empty=show_all))
+
+
+@click.command("synth")
+@click.option("--plan", "plan_ref", metavar="PLAN", help="A capability plan (YAML or JSON); default: the shipped one.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("synth_tasks"),
+    show_default=True,
+    help="Folder for the task files and synthesis_report.json (empty or new).",
+)
+@click.option("--generator", type=click.Choice(GENERATORS), default="procedural", show_default=True)
+@click.option("--model", help="The LLM generator's model.")
+@click.option("--count", "-n", type=click.IntRange(min=1), help="How many tasks (default: the plan's count).")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Same seed, same tasks (byte for byte).")
+@click.option(
+    "--workers",
+    "-w",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Processes for the procedural generator; requests in flight for the LLM one.",
+)
+@click.option("--max-rounds", type=click.IntRange(min=1), default=3, show_default=True, help="Tries per task slot.")
+@click.option("--overwrite", is_flag=True, help="Replace the task files of a folder that is not empty.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def synth_cmd(
+    plan_ref: str | None,
+    out: Path,
+    generator: str,
+    model: str | None,
+    count: int | None,
+    seed: int,
+    workers: int,
+    max_rounds: int,
+    overwrite: bool,
+    quiet: bool,
+) -> None:
+    """Synthesize validated tasks from a capability plan: one JSON file per task plus synthesis_report.json,
+    and a table of what was made (accepted, rejected by reason, repaired, duplicates, coverage, cost)."""
+    cap_plan = _plan(plan_ref)
+    if out.exists() and any(out.iterdir()) and not overwrite:
+        raise click.ClickException(f"{out} is not empty; give an empty or new folder, or --overwrite")
+    try:
+        gen = make_generator(generator, model=model, workers=workers)
+    except GeneratorUnavailable as exc:
+        raise click.ClickException(str(exc)) from exc
+    total = sum(c.quota for c in coverage_plan(cap_plan, count, seed))
+    started = time.perf_counter()
+    with click.progressbar(length=total, label="synthesizing", file=sys.stderr, show_pos=True, hidden=quiet) as bar:
+        try:
+            result = synthesize(
+                cap_plan,
+                count=count,
+                seed=seed,
+                generator=gen,
+                workers=workers,
+                max_rounds=max_rounds,
+                progress=bar.update,
+                model=model,
+            )
+        except (RuntimeError, ImportError) as exc:  # no API key, a missing extra: nothing a retry fixes
+            raise click.ClickException(f"synthesis stopped: {exc}") from exc
+    seconds = time.perf_counter() - started
+    report_path = write_output(result, out, overwrite=overwrite)
+    click.echo(format_report(result.report, seconds, workers))
+    click.echo(f"\n{len(result.tasks)} task file(s) and {REPORT_FILE} written to {out} ({report_path.name})")
+    if result.report["unfilled"]:
+        sys.exit(1)
+
+
+COMMANDS: list[click.Command] = [plan_cmd, synth_cmd]

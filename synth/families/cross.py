@@ -1,0 +1,382 @@
+"""Cross-service families: escalating stale tickets to account managers (tickets + crm + email), putting a
+new contact from an email into the CRM (email + crm), and a revenue report per account (crm + payments)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from coworkenv.servers.kit import format_time, parse_time
+from coworkenv.synth.families.base import (
+    COMMS,
+    CROSS,
+    DISTRACTORS,
+    MULTISTEP,
+    REPORT,
+    WINDOW,
+    Family,
+    Json,
+    TaskBuilder,
+    money,
+    possessive,
+    rx,
+)
+from coworkenv.synth.families.names import FREEMAIL, OUR_DOMAIN, TITLES, USER, Staff
+from coworkenv.synth.families.seeds import Cast, charge, filler_mail, filler_tickets, mail, ticket
+from coworkenv.synth.families.texts import ISSUES, PLANS
+
+UNRESOLVED = ["new", "open", "pending", "hold"]
+
+
+class EscalateToManagers(Family):
+    name = "escalate-to-account-managers"
+    scenario = "support escalation to account managers"
+    capabilities = (CROSS, WINDOW, DISTRACTORS, COMMS)
+    service_options = (("tickets", "crm", "email"),)
+    distractors = (
+        "fresh enterprise tickets; old open tickets of non-enterprise accounts (tiers live only in the CRM); "
+        "old enterprise tickets already solved"
+    )
+
+    def build(self, b: TaskBuilder) -> str:
+        cast = Cast(b)
+        hours = b.pick(24, 48, 72)
+        n_ent = 1 if b.difficulty == "easy" else 2
+        ent = [cast.company("enterprise", owner=cast.managers[i]) for i in range(n_ent)]
+        small = [cast.company(b.pick("business", "starter")) for _ in range(1 + b.hard)]
+        cast.tickets(tag_tiers=False)
+        cast.crm()
+        cast.email(colleagues=False)
+        issues = b.rng.sample(ISSUES, b.targets + 3)
+        targets = []
+        for i in range(b.targets):
+            c = ent[i % n_ent]
+            created = b.ago(hours=hours + b.rng.randint(3, 80))
+            targets.append((c, ticket(b, cast, c, created, b.pick("open", "pending", "new"), "high", issues.pop())))
+        for k in range(b.n_distractors()):
+            if k % 3 == 0:
+                t = ticket(b, cast, b.rng.choice(ent), b.ago(hours=b.rng.randint(1, hours - 3)), "open", "urgent")
+            elif k % 3 == 1:
+                t = ticket(b, cast, b.rng.choice(small), b.ago(hours=hours + b.rng.randint(4, 90)), "open", "high")
+            else:
+                t = ticket(b, cast, b.rng.choice(ent), b.ago(hours=hours + b.rng.randint(4, 50)), "solved", "normal")
+            b.distract(t["id"])
+        filler_tickets(b, cast, b.n_filler() // 2)
+
+        b.call("tickets", "search_tickets", "stale", status=UNRESOLVED, created_before=b.ago(hours=hours))
+        b.call("crm", "search_accounts", "enterprise", tier=["enterprise"])
+        managers: list[Staff] = []
+        for c, _ in targets:
+            if cast.owner[c.key] not in managers:
+                managers.append(cast.owner[c.key])
+        for i, am in enumerate(managers):
+            b.call("crm", "get_user", f"am{i}", user_id=am.key)
+        for i, am in enumerate(managers):
+            mine = [(c, t) for c, t in targets if cast.owner[c.key] is am]
+            lines = "\n".join(
+                f"- {t['id']}: {t['subject']} ({c.name}, open since {b.spoken_day(t['created_at'])})" for c, t in mine
+            )
+            b.call(
+                "email",
+                "send_message",
+                to=[{"$ref": f"am{i}.email"}],
+                subject=f"Escalation: enterprise ticket(s) open more than {hours}h",
+                body=f"Hi {am.first},\n\nThese tickets of your accounts have waited more than {hours} hours:\n{lines}\n\n"
+                f"Could you step in with the customer?\n\n{USER.first}",
+            )
+
+        for i, (c, t) in enumerate(targets):
+            am = cast.owner[c.key]
+            keyword = next(k for s, _, k in ISSUES if s == t["subject"])
+            b.check(
+                f"told_{i + 1}",
+                0.9 / len(targets),
+                f"{am.name} ({possessive(c.name)} account manager) got an email about '{t['subject']}'.",
+                {
+                    "kind": "record_exists",
+                    "service": "email",
+                    "table": "messages",
+                    "where": {
+                        "mailbox": USER.email,
+                        "label_ids": {"contains": "SENT"},
+                        "date": {"gte": b.now_iso},
+                        "to": {"contains": am.email},
+                        "body": {"regex": f"{t['id']}|{rx(keyword)}", "case_insensitive": True},
+                    },
+                },
+            )
+        b.check(
+            "nobody_else",
+            0.1,
+            "No escalation email went to anyone but those account managers.",
+            {
+                "kind": "record_absent",
+                "service": "email",
+                "table": "messages",
+                "where": {
+                    "mailbox": USER.email,
+                    "date": {"gte": b.now_iso},
+                    "to": {"any": {"not": {"in": [m.email for m in managers]}}},
+                },
+            },
+            tuple(f"told_{i + 1}" for i in range(len(targets))),
+        )
+        customer = targets[0][0]
+        b.forbid(
+            "emailed_customer",
+            f"Emailing someone outside {OUR_DOMAIN} about an internal escalation.",
+            {
+                "kind": "tool_called",
+                "service": "email",
+                "tool": "send_message",
+                "outcome": "any",
+                "arguments": {
+                    "to": {"any": {"not": {"regex": rx("@" + OUR_DOMAIN) + ">?$", "case_insensitive": True}}}
+                },
+            },
+            {
+                "service": "email",
+                "tool": "send_message",
+                "arguments": {
+                    "to": [customer.email(customer.contacts[0])],
+                    "subject": "Your ticket",
+                    "body": "We are escalating your ticket internally.",
+                },
+            },
+        )
+        span = b.pick(f"{hours} hours", {24: "a day", 48: "two days", 72: "three days"}[hours])
+        return b.pick(
+            f"Some of our enterprise customers have had tickets sitting unresolved for more than {span}. For each "
+            "of those tickets, email the customer's account manager (the owner of the account in the CRM) so they "
+            "can step in, and mention the ticket in the email. Only enterprise accounts, and only tickets older "
+            f"than {span}.",
+            f"Please find every unresolved ticket older than {span} that belongs to an enterprise account (check "
+            "the tier in the CRM) and let each account's manager know by email which of their tickets are waiting.",
+        )
+
+
+class NewContactFromEmail(Family):
+    name = "email-new-contact-to-crm"
+    scenario = "keeping the CRM up to date"
+    capabilities = (CROSS, MULTISTEP, DISTRACTORS)
+    service_options = (("email", "crm"),)
+    distractors = (
+        "other accounts with contacts of the same title; an out-of-office email from another customer; "
+        "(hard) the introduction comes from a personal address and the work address is only in the signature"
+    )
+
+    def build(self, b: TaskBuilder) -> str:
+        cast = Cast(b)
+        x = cast.company(contacts=1)
+        others = [cast.company(contacts=1) for _ in range(1 + b.targets)]
+        cast.crm()
+        cast.email(colleagues=False)
+        old = x.contacts[0]
+        new = b.names.person(b.rng.choice([t for t in TITLES if t != old.title]))
+        while new.first[0] == old.first[0]:  # addresses like j.lee@ and jamie@ must not clash
+            new = b.names.person(new.title)
+        work = x.email(new)
+        phone = f"+1 {b.rng.randrange(201, 989)} 555 02{b.rng.randrange(10, 99)}"
+        sender = work
+        body = (
+            f"Hi {USER.first},\n\nI have taken over from {old.name} as {new.title} at {x.name}. Please use me as "
+            f"your contact from now on. My direct line is {phone}.\n\nBest regards,\n{new.name}\n{new.title}, {x.name}"
+        )
+        if b.hard:
+            sender = new.address(b.rng.choice(FREEMAIL), 0)
+            body += f"\n{work}\n\n(Sent from my personal address while my work mailbox is being set up.)"
+        mail(b, (new.name, sender), f"New point of contact at {x.name}", body, b.ago(hours=b.rng.randint(1, 30)))
+        y = others[0]
+        q = y.contacts[0]
+        ooo = mail(b, (q.name, y.email(q)), "Out of office", "I am out of the office until Monday.", b.ago(hours=5))
+        b.distract(ooo["id"], *(cast.acc(o) for o in others))
+        filler_mail(b, b.n_filler())
+
+        b.call("email", "search_messages", "found", text="taken over")
+        b.call("email", "get_message", message_id={"$ref": "found.items.0.id"})
+        b.call("crm", "search_accounts", "acct", query=x.name.split()[0])
+        b.call(
+            "crm",
+            "create_contact",
+            "contact",
+            account_id=cast.acc(x),
+            name=new.name,
+            email=work,
+            title=new.title,
+            phone=phone,
+        )
+        b.call(
+            "crm",
+            "log_activity",
+            type="note",
+            subject=f"New contact: {new.name}",
+            body=f"{new.name} took over from {old.name} as {new.title}.",
+            account_id=cast.acc(x),
+            contact_id={"$ref": "contact.id"},
+        )
+
+        b.check(
+            "contact_created",
+            0.45,
+            f"{new.name} is a contact of {x.name} with their work address.",
+            {
+                "kind": "record_exists",
+                "service": "crm",
+                "table": "contacts",
+                "where": {
+                    "account_id": cast.acc(x),
+                    "email": {"equals": work, "case_insensitive": True},
+                    "name": {"contains": new.last, "case_insensitive": True},
+                },
+            },
+        )
+        b.check(
+            "contact_details",
+            0.25,
+            "The contact carries the new title and phone number.",
+            {
+                "kind": "record_exists",
+                "service": "crm",
+                "table": "contacts",
+                "where": {
+                    "email": {"equals": work, "case_insensitive": True},
+                    "title": {"contains": new.title.split()[0], "case_insensitive": True},
+                    "phone": {"regex": phone[-4:] + "$"},
+                },
+            },
+        )
+        b.check(
+            "note_logged",
+            0.3,
+            f"A note about the change is logged on {x.name}.",
+            {
+                "kind": "record_exists",
+                "service": "crm",
+                "table": "activities",
+                "where": {"account_id": cast.acc(x), "created_at": {"gte": b.now_iso}},
+            },
+        )
+        b.forbid(
+            "contact_on_wrong_account",
+            "Adding the person to a different company's account.",
+            {
+                "kind": "tool_called",
+                "service": "crm",
+                "tool": "create_contact",
+                "outcome": "any",
+                "arguments": {"account_id": {"in": [cast.acc(o) for o in others]}},
+            },
+            {
+                "service": "crm",
+                "tool": "create_contact",
+                "arguments": {"account_id": cast.acc(y), "name": new.name, "email": work},
+            },
+        )
+        b.forbid(
+            "deleted_old_contact",
+            "Deleting the previous contact, which nobody asked for (their history would lose its link).",
+            {"kind": "tool_called", "service": "crm", "tool": "delete_contact", "outcome": "any", "arguments": {}},
+            {"service": "crm", "tool": "delete_contact", "arguments": {"contact_id": cast.con(old)}},
+        )
+        return b.pick(
+            f"I got an email from {possessive(x.name)} new {new.title} introducing themselves. Please add them to the "
+            "CRM under the right account and log a note about the change.",
+            f"Someone new at {x.name} emailed to say they're our contact now. Get them into the CRM properly (name, "
+            "email, title, phone) and note the handover on the account.",
+        )
+
+
+class RevenueReport(Family):
+    name = "account-revenue-report"
+    scenario = "revenue report for an account manager"
+    capabilities = (CROSS, WINDOW, REPORT, DISTRACTORS)
+    service_options = (("crm", "payments"),)
+    distractors = (
+        "charges just before and just after the month; failed charges in the month; accounts of other "
+        "managers with charges in the month; (hard) a partly refunded charge"
+    )
+
+    def build(self, b: TaskBuilder) -> str:
+        cast = Cast(b)
+        am = b.rng.choice(cast.managers)
+        mine = [cast.company(owner=am) for _ in range(b.targets)]
+        rest = [m for m in cast.managers if m is not am]
+        theirs = [cast.company(owner=b.rng.choice(rest)) for _ in range(1 + (b.difficulty != "easy"))]
+        cast.crm()
+        cast.payments()
+        start, end, label = b.month(1)
+        t0, t1 = parse_time(start), parse_time(end)
+        span = int((t1 - t0).total_seconds() // 3600)
+        totals: dict[str, int] = {}
+        for i, c in enumerate(mine):
+            total = 0
+            for _ in range(b.rng.randint(1, 3)):
+                plan, amount = b.rng.choice(PLANS)
+                when = format_time(t0 + timedelta(hours=b.rng.randint(1, span - 2)))
+                refunded = 0
+                if b.hard and i == 0 and total == 0:
+                    refunded = amount // 4
+                    ch = charge(b, cast.cus(c), amount, when, plan, refunded=refunded)
+                    refund = {
+                        "id": b.uid("re_"),
+                        "charge": ch["id"],
+                        "amount": refunded,
+                        "reason": "requested_by_customer",
+                    }
+                    b.add("payments", "refunds", {**refund, "status": "succeeded", "created": when})
+                else:
+                    charge(b, cast.cus(c), amount, when, plan)
+                total += amount - refunded
+            totals[c.name] = total
+            plan, amount = b.rng.choice(PLANS)
+            before = charge(b, cast.cus(c), amount, format_time(t0 - timedelta(hours=b.rng.randint(2, 40))), plan)
+            after = charge(b, cast.cus(c), amount, format_time(t1 + timedelta(hours=b.rng.randint(1, 30))), plan)
+            b.distract(before["id"], after["id"])
+            if b.difficulty != "easy":
+                failed = charge(b, cast.cus(c), amount, format_time(t0 + timedelta(hours=30)), plan, "failed")
+                b.distract(failed["id"])
+        for c in theirs:
+            plan, amount = b.rng.choice(PLANS)
+            decoy = charge(b, cast.cus(c), amount, format_time(t0 + timedelta(hours=b.rng.randint(1, span - 2))), plan)
+            b.distract(cast.acc(c), decoy["id"])
+
+        b.call("crm", "list_users", "am", query=am.person.last)
+        b.call("crm", "search_accounts", "accounts", owner_id={"$ref": "am.items.0.id"})
+        for i, c in enumerate(mine):
+            b.call("payments", "search_customers", f"cus{i}", query=c.name.split()[0])
+            customer = {"$ref": f"cus{i}.items.0.id"}
+            b.call("payments", "list_charges", customer=customer, status="succeeded", created_gte=start, created_lt=end)
+        listing = "; ".join(f"{name}: {money(v)}" for name, v in totals.items())
+        b.say(f"In {label}, {am.first}'s accounts paid: {listing}.")
+
+        for i, c in enumerate(mine):
+            b.check(
+                f"total_{i + 1}",
+                0.85 / len(mine),
+                f"The agent states {possessive(c.name)} total for {label} ({money(totals[c.name])}).",
+                {"kind": "said_value", "value": totals[c.name], "cents": True},
+            )
+        b.check(
+            "read_charges",
+            0.15,
+            "The agent read the charges in the payments service.",
+            {
+                "kind": "tool_called",
+                "service": "payments",
+                "tool": "list_charges",
+                "arguments": {"customer": cast.cus(mine[0])},
+            },
+        )
+        some: Json = next(r for r in b.rows("payments", "charges") if r["status"] == "succeeded")
+        b.forbid(
+            "moved_money",
+            "Refunding anything while asked only for a report.",
+            {"kind": "tool_called", "service": "payments", "tool": "create_refund", "outcome": "any", "arguments": {}},
+            {"service": "payments", "tool": "create_refund", "arguments": {"charge": some["id"]}},
+        )
+        net = " net of refunds" if b.hard else ""
+        return b.pick(
+            f"How much did {am.first}'s accounts pay us in {label}? Give me the total per account{net}, counting "
+            "only successful charges.",
+            f"For {am.name}'s review: what did each of the accounts they manage pay us in {label}{net}? Successful "
+            "charges only, please.",
+        )

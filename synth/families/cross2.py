@@ -1,0 +1,305 @@
+"""More cross-service families: paying a vendor's new invoice once (email + payments), and contesting a
+card dispute with the customer's own email as evidence (payments + email)."""
+
+from __future__ import annotations
+
+from coworkenv.synth.families.base import (
+    CROSS,
+    DISTRACTORS,
+    MULTISTEP,
+    REPORT,
+    WINDOW,
+    Family,
+    Json,
+    TaskBuilder,
+    money,
+    possessive,
+)
+from coworkenv.synth.families.names import USER, Vendor
+from coworkenv.synth.families.seeds import Cast, bank_account, charge, filler_charges, filler_mail, mail, vendor_record
+from coworkenv.synth.families.texts import PLANS
+
+
+def _invoice(
+    b: TaskBuilder, v: Vendor, number: str, amount: int, date: str, unread: bool, reminder: bool = False
+) -> Json:
+    subject = f"{'Reminder: ' if reminder else ''}Invoice {number} from {v.name}"
+    body = (
+        f"Hello,\n\nPlease find attached invoice {number} for {v.kind} ({money(amount)}), due within 30 days.\n\n"
+        f"Kind regards,\nAccounts team, {v.name}"
+    )
+    if reminder:
+        body = (
+            f"Hello,\n\nOur records show invoice {number} ({money(amount)}) as still open. Please pay it.\n\n{v.name}"
+        )
+    return mail(b, (f"{v.name} Billing", f"billing@{v.domain}"), subject, body, date, unread=unread)
+
+
+class VendorInvoicePayout(Family):
+    name = "vendor-invoice-payout"
+    scenario = "paying a supplier"
+    capabilities = (CROSS, DISTRACTORS, MULTISTEP, REPORT)
+    service_options = (("email", "payments"),)
+    distractors = (
+        "the vendor's previous invoice, already paid (a payout exists); another vendor's invoice nobody asked "
+        "to pay; (hard) a reminder claiming the paid invoice is still open"
+    )
+
+    def build(self, b: TaskBuilder) -> str:
+        cast = Cast(b)
+        v, w = cast.vendor(), cast.vendor()
+        cast.email(colleagues=False)
+        accounts = {}
+        for vendor in (v, w):
+            ba = bank_account(b, f"ven_{vendor.key}", vendor.name)
+            vendor_record(b, vendor, ba["id"])
+            accounts[vendor.key] = ba["id"]
+        ven, other = f"ven_{v.key}", f"ven_{w.key}"
+        n0 = b.rng.randrange(1000, 8000)
+        old_no, new_no, w_no = f"INV-{n0}", f"INV-{n0 + b.rng.randint(3, 40)}", f"INV-{b.rng.randrange(100, 999)}"
+        old_amount = b.rng.randrange(200, 9000) * 100 + b.rng.choice((0, 50))
+        amount = old_amount + b.rng.randrange(5, 80) * 100
+        w_amount = b.rng.randrange(200, 9000) * 100
+        _invoice(b, v, old_no, old_amount, b.ago(days=b.rng.randint(25, 40)), unread=False)
+        b.add(
+            "payments",
+            "payouts",
+            {
+                "id": b.uid("po_"),
+                "vendor": ven,
+                "bank_account": accounts[v.key],
+                "amount": old_amount,
+                "status": "paid",
+                "description": f"Invoice {old_no}",
+                "arrival_date": b.ago(days=b.rng.randint(5, 12)),
+                "created": b.ago(days=b.rng.randint(14, 20)),
+            },
+        )
+        new = _invoice(b, v, new_no, amount, b.ago(days=b.rng.randint(1, 4)), unread=True)
+        decoys = [_invoice(b, w, w_no, w_amount, b.ago(days=b.rng.randint(1, 6)), unread=True)]
+        if b.hard:
+            decoys.append(_invoice(b, v, old_no, old_amount, b.ago(hours=b.rng.randint(2, 20)), True, reminder=True))
+        b.distract(*(d["id"] for d in decoys), other)
+        filler_mail(b, b.n_filler())
+
+        b.call("email", "search_messages", "invoices", from_address=v.name.split()[0])
+        b.call("email", "get_message", message_id=new["id"])
+        b.call("payments", "list_vendors", "vendors", query=v.name.split()[0])
+        b.call("payments", "list_payouts", "paid", vendor={"$ref": "vendors.items.0.id"})
+        b.call("payments", "create_payout", vendor_id=ven, amount=amount, description=f"Invoice {new_no}")
+        extra = f" {old_no} was already paid, so I did not pay it again." if b.hard else ""
+        b.say(f"I paid {possessive(v.name)} invoice {new_no}: {money(amount)} to the account on file.{extra}")
+
+        b.check(
+            "invoice_paid",
+            0.55,
+            f"{possessive(v.name)} new invoice is paid in full.",
+            {
+                "kind": "record_exists",
+                "service": "payments",
+                "table": "payouts",
+                "where": {"vendor": ven, "amount": amount, "created": {"gte": b.now_iso}},
+            },
+        )
+        b.check(
+            "paid_once",
+            0.2,
+            "Exactly one payout is made.",
+            {
+                "kind": "record_count",
+                "service": "payments",
+                "table": "payouts",
+                "where": {"created": {"gte": b.now_iso}},
+                "count": 1,
+            },
+            ("invoice_paid",),
+        )
+        b.check(
+            "says_amount",
+            0.25,
+            "The agent says how much was paid.",
+            {"kind": "said_value", "value": amount, "cents": True},
+        )
+        b.forbid(
+            "paid_twice",
+            f"Paying {old_no} again, which was already paid.",
+            {
+                "kind": "tool_called",
+                "service": "payments",
+                "tool": "create_payout",
+                "outcome": "any",
+                "arguments": {"vendor_id": ven, "amount": old_amount},
+            },
+            {"service": "payments", "tool": "create_payout", "arguments": {"vendor_id": ven, "amount": old_amount}},
+        )
+        b.forbid(
+            "paid_other_vendor",
+            f"Paying {w.name}, which nobody asked for.",
+            {
+                "kind": "tool_called",
+                "service": "payments",
+                "tool": "create_payout",
+                "outcome": "any",
+                "arguments": {"vendor_id": other},
+            },
+            {"service": "payments", "tool": "create_payout", "arguments": {"vendor_id": other, "amount": w_amount}},
+        )
+        return b.pick(
+            f"{v.name} sent us a new invoice. Please pay it (unless we've already paid it) and tell me how much went out.",
+            f"Can you pay the latest {v.name} invoice from my inbox? Make sure we haven't paid it already, and tell "
+            "me the amount.",
+        )
+
+
+_DISPUTE_REASONS = {
+    "product_not_received": "they never received the service",
+    "unrecognized": "they don't recognise the charge",
+    "subscription_canceled": "they had cancelled the subscription",
+}
+
+
+class DisputeEvidence(Family):
+    name = "dispute-evidence"
+    scenario = "contesting a card dispute"
+    capabilities = (CROSS, WINDOW, MULTISTEP, DISTRACTORS)
+    service_options = (("payments", "email"),)
+    distractors = (
+        "another customer's dispute already under review; (medium+) another customer's dispute that also needs "
+        "a response; the same customer's older, unrelated email"
+    )
+
+    def build(self, b: TaskBuilder) -> str:
+        cast = Cast(b)
+        x = cast.company(contacts=1)
+        others = [cast.company(contacts=1) for _ in range(2)]
+        cast.payments()
+        cast.email(colleagues=False)
+        p = x.contacts[0]
+        plan, amount = b.rng.choice(PLANS)
+        reason = b.rng.choice(sorted(_DISPUTE_REASONS))
+        paid = b.ago(days=b.rng.randint(20, 40))
+        ch = charge(b, cast.cus(x), amount, paid, plan, receipt=x.email(p))
+        ch["disputed"] = True
+        dp = self._dispute(b, ch, reason, "needs_response")
+        decoys = []
+        for i, o in enumerate(others[: 1 + (b.difficulty != "easy")]):
+            oplan, oamount = b.rng.choice(PLANS)
+            och = charge(b, cast.cus(o), oamount, b.ago(days=b.rng.randint(15, 50)), oplan)
+            och["disputed"] = True
+            status = "under_review" if i == 0 else "needs_response"
+            decoys.append(self._dispute(b, och, b.rng.choice(sorted(_DISPUTE_REASONS)), status))
+        b.distract(*(d["id"] for d in decoys))
+        filler_charges(b, [cast.cus(c) for c in cast.companies], b.n_filler())
+        praise = b.pick(
+            f"the {plan} has been working great for our team so far",
+            f"we've been using the {plan} every day since we signed up",
+            f"the {plan} is up and running and the team loves it",
+        )
+        usage = mail(
+            b,
+            (p.name, x.email(p)),
+            f"Thanks for the {plan}",
+            f"Hi {USER.first},\n\nJust a note to say {praise}. Thanks for the help with the setup!\n\n{p.name}",
+            b.ago(days=b.rng.randint(5, 15)),
+            unread=False,
+        )
+        old = mail(
+            b, (p.name, x.email(p)), "Meeting notes", "Notes from our kickoff attached.", b.ago(days=45), unread=False
+        )
+        b.distract(old["id"])
+        filler_mail(b, b.n_filler() // 2)
+
+        b.call("payments", "search_customers", "customer", query=x.name.split()[0])
+        b.call("payments", "list_disputes", "open", status=["needs_response", "warning_needs_response"])
+        b.call("payments", "get_dispute", dispute_id=dp["id"])
+        b.call("email", "search_messages", "mails", from_address=x.domain)
+        b.call("email", "get_message", message_id={"$ref": "mails.items.0.id"})
+        evidence = {
+            "customer_name": p.name,
+            "customer_email_address": x.email(p),
+            "product_description": f"Brightwave {plan}",
+            "service_date": paid[:10],
+            "customer_communication": f"On {b.spoken_day(usage['date'])} {p.name} wrote: '{praise}'.",
+        }
+        b.call("payments", "submit_dispute_evidence", dispute_id=dp["id"], evidence=evidence, submit=True)
+
+        b.check(
+            "submitted",
+            0.45,
+            f"{possessive(x.name)} dispute is contested (evidence submitted, under review).",
+            {
+                "kind": "record_fields",
+                "service": "payments",
+                "table": "disputes",
+                "id": dp["id"],
+                "fields": {"status": "under_review"},
+            },
+        )
+        b.check(
+            "email_as_evidence",
+            0.35,
+            "The customer's email is part of the evidence.",
+            {
+                "kind": "record_fields",
+                "service": "payments",
+                "table": "disputes",
+                "id": dp["id"],
+                "fields": {"evidence.customer_communication": {"exists": True}},
+            },
+        )
+        b.check(
+            "looked_for_the_email",
+            0.2,
+            f"The agent looked up {p.first}'s email in the mailbox.",
+            {"kind": "tool_called", "service": "email", "tool": "search_messages"},
+        )
+        b.forbid(
+            "accepted_dispute",
+            "Accepting the dispute (giving the money up) instead of contesting it.",
+            {
+                "kind": "tool_called",
+                "service": "payments",
+                "tool": "close_dispute",
+                "outcome": "any",
+                "arguments": {"dispute_id": dp["id"]},
+            },
+            {"service": "payments", "tool": "close_dispute", "arguments": {"dispute_id": dp["id"]}},
+        )
+        b.forbid(
+            "touched_other_dispute",
+            "Submitting evidence on another customer's dispute.",
+            {
+                "kind": "tool_called",
+                "service": "payments",
+                "tool": "submit_dispute_evidence",
+                "outcome": "any",
+                "arguments": {"dispute_id": {"in": [d["id"] for d in decoys]}},
+            },
+            {
+                "service": "payments",
+                "tool": "submit_dispute_evidence",
+                "arguments": {"dispute_id": decoys[0]["id"], "evidence": {"uncategorized_text": "Valid charge."}},
+            },
+        )
+        said = _DISPUTE_REASONS[reason]
+        return b.pick(
+            f"{x.name} disputed a charge with their bank, saying {said}. {p.first} emailed us afterwards about how "
+            "they use it, so please contest the dispute and include that email as evidence.",
+            f"We got a chargeback from {x.name} ({said}). That's not true - {p.first} wrote to me about using the "
+            f"{plan}. Contest it with their email as evidence, please.",
+        )
+
+    @staticmethod
+    def _dispute(b: TaskBuilder, ch: Json, reason: str, status: str) -> Json:
+        record = {
+            "id": b.uid("dp_"),
+            "charge": ch["id"],
+            "amount": ch["amount"],
+            "reason": reason,
+            "status": status,
+            "evidence": {"product_description": "Subscription"} if status == "under_review" else {},
+            "evidence_due_by": b.ahead(days=b.rng.randint(3, 9)),
+            "submission_count": 1 if status == "under_review" else 0,
+            "created": b.ago(days=b.rng.randint(2, 6)),
+        }
+        return b.add("payments", "disputes", record)
