@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from coworkenv.synth.providers import Usage
+
 TOOL_SEPARATOR = "__"
 
 
@@ -24,6 +26,9 @@ def split_name(name: str) -> tuple[str, str]:
     if not sep or not service or not tool:
         raise ValueError(f"tool name {name!r} is not of the form <service>{TOOL_SEPARATOR}<tool>")
     return service, tool
+
+
+__all__ = ["AgentTurn", "Message", "ToolCall", "ToolView", "Usage", "qualified_name", "split_name"]
 
 
 class ToolCall(BaseModel):
@@ -49,21 +54,6 @@ class ToolView(BaseModel):
     tool: str
     description: str
     input_schema: dict[str, Any]
-
-
-class Usage(BaseModel):
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-
-    def add(self, other: Usage) -> Usage:
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
-            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-        )
 
 
 class AgentTurn(BaseModel):

@@ -15,10 +15,9 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from coworkenv.harness.messages import AgentTurn, Message, ToolView
+from coworkenv.synth.providers import InfrastructureError
 
-
-class InfrastructureError(RuntimeError):
-    """Not the agent's fault: the provider or the machine failed. The trial is retried, not scored."""
+__all__ = ["EpisodeAgent", "EpisodeIO", "InfrastructureError", "ModelAgent"]
 
 
 @runtime_checkable
