@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from coworkenv.harness.cli import COMMANDS as HARNESS_COMMANDS
 from coworkenv.servers.cli import COMMANDS as SERVER_COMMANDS
 from coworkenv.synth.cli import COMMANDS as SYNTH_COMMANDS
 from coworkenv.synth.cli_synth import COMMANDS as SYNTHESIS_COMMANDS
@@ -16,5 +17,5 @@ def main() -> None:
     """coworkenv: executable work environments for training and evaluating AI coworker agents."""
 
 
-for _cmd in [*SERVER_COMMANDS, *SYNTH_COMMANDS, *SYNTHESIS_COMMANDS, *TRAIN_COMMANDS]:
+for _cmd in [*SERVER_COMMANDS, *SYNTH_COMMANDS, *SYNTHESIS_COMMANDS, *HARNESS_COMMANDS, *TRAIN_COMMANDS]:
     main.add_command(_cmd)

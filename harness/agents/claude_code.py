@@ -1,0 +1,360 @@
+"""Claude Code run headless against the task's services over stdio (``claude-code``).
+
+The contract with the episode (:mod:`coworkenv.harness.episode`): the agent says ``transport = "stdio"``,
+so the episode seeds the services in SQLite files in a temporary folder and hands over an
+:class:`~coworkenv.harness.session.EpisodeSession` whose ``mcp_config`` serves them over stdio (one
+``coworkenv.servers serve`` per service). The agent writes that config to a file and runs::
+
+    claude -p --mcp-config FILE --strict-mcp-config --output-format stream-json --verbose
+           --permission-mode bypassPermissions --tools "" [--resume SESSION_ID] [--model M]
+           [--append-system-prompt SYSTEM] -- REQUEST
+
+(``--tools ""`` leaves Claude Code only the services' tools; ``IS_SANDBOX=1`` is set when running as root,
+``DISABLE_TELEMETRY=1`` and ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` always.)
+
+Claude Code then calls the MCP servers itself, so their state changes and audit rows land in those files,
+where the episode reads them back for grading (its ``Environment`` is open on the same files). The stream
+is parsed into the trajectory through the session: assistant turns (``record_turn``; ``mcp__<server>__<tool>``
+becomes ``<server>__<tool>``), tool results (``record_tool_result``), and at the end of each run the final
+text goes to the user simulator (``finish_turn``); a reply resumes the same Claude Code session.
+The agent's ``usage``/``cost_usd`` totals add up the result events (Claude Code reports its own cost).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from anyio.abc import ByteReceiveStream
+
+from coworkenv.harness.agents.base import EpisodeIO, InfrastructureError
+from coworkenv.harness.messages import AgentTurn, ToolCall, Usage
+from coworkenv.harness.tools import CallOutcome
+from coworkenv.synth.providers import ProviderConfigError, scrub
+
+MCP_PREFIX = "mcp__"
+INSTALL = "npm install -g @anthropic-ai/claude-code"
+_API_FAILURE = ("api error", "overloaded", "rate limit", "rate_limit", "credit balance", "connection error")
+
+
+def unprefixed(name: str) -> str:
+    """``mcp__tickets__get_ticket`` → ``tickets__get_ticket``; other names (Claude Code's own tools) unchanged."""
+    return name[len(MCP_PREFIX) :] if name.startswith(MCP_PREFIX) else name
+
+
+def usage_of(raw: Any) -> Usage:
+    raw = raw if isinstance(raw, dict) else {}
+    return Usage(
+        input_tokens=int(raw.get("input_tokens") or 0),
+        output_tokens=int(raw.get("output_tokens") or 0),
+        cache_read_tokens=int(raw.get("cache_read_input_tokens") or 0),
+        cache_write_tokens=int(raw.get("cache_creation_input_tokens") or 0),
+    )
+
+
+def result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return "" if content is None else json.dumps(content)
+
+
+# ---------------------------------------------------------------------------------------------- the stream
+@dataclass
+class RunResult:
+    """What one ``claude -p`` run ended with (its ``result`` event)."""
+
+    session_id: str | None = None
+    text: str = ""
+    subtype: str | None = None
+    is_error: bool = False
+    cost_usd: float = 0.0
+    usage: Usage = field(default_factory=Usage)
+    num_turns: int = 0
+    api_error_status: int | None = None
+
+
+class StreamParser:
+    """Turns stream-JSON events into the session's records, in order.
+
+    Content blocks of one API message may come as several ``assistant`` events with the same message id:
+    they are gathered into one turn, recorded when the next message, a tool result or the result arrives."""
+
+    def __init__(self, io: Any) -> None:
+        self.io = io
+        self.result = RunResult()
+        self.calls: dict[str, ToolCall] = {}
+        self._message_id: str | None = None
+        self._texts: list[str] = []
+        self._calls: list[ToolCall] = []
+        self._usage = Usage()
+        self._stop: str | None = None
+        self._started = 0.0
+        self._t0 = time.perf_counter()
+        clock = getattr(io, "elapsed", None)  # the episode's clock, so timings line up with its other records
+        self._clock: Callable[[], float] | None = clock if callable(clock) else None
+
+    def feed(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if event.get("session_id"):
+            self.result.session_id = str(event["session_id"])
+        if kind == "assistant":
+            self._assistant(event.get("message") or {})
+        elif kind == "user":
+            self._tool_results(event.get("message") or {})
+        elif kind == "result":
+            self.flush()
+            self._result(event)
+
+    def _assistant(self, message: dict[str, Any]) -> None:
+        message_id = message.get("id")
+        if message_id is None or message_id != self._message_id:
+            self.flush()
+            self._message_id = message_id
+            self._started = self._elapsed()
+        if message.get("usage"):
+            self._usage = usage_of(message["usage"])
+        self._stop = message.get("stop_reason") or self._stop
+        for block in message.get("content") or []:
+            if block.get("type") == "text" and block.get("text"):
+                self._texts.append(str(block["text"]))
+            elif block.get("type") == "tool_use":
+                arguments = block.get("input") if isinstance(block.get("input"), dict) else {}
+                call = ToolCall(
+                    id=str(block.get("id", "")), name=unprefixed(str(block.get("name", ""))), arguments=arguments
+                )
+                self._calls.append(call)
+                self.calls[call.id] = call
+
+    def _tool_results(self, message: dict[str, Any]) -> None:
+        content = message.get("content")
+        if not isinstance(content, list):
+            return
+        self.flush()
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            call_id = str(block.get("tool_use_id", ""))
+            call = self.calls.get(call_id, ToolCall(id=call_id, name="unknown__tool"))
+            is_error = bool(block.get("is_error"))
+            outcome = CallOutcome(result_text(block.get("content")), is_error, "error" if is_error else "ok")
+            if hasattr(self.io, "record_tool_result"):
+                self.io.record_tool_result(call, outcome)
+
+    def _result(self, event: dict[str, Any]) -> None:
+        r = self.result
+        r.text = str(event.get("result") or "")
+        r.subtype = event.get("subtype")
+        r.is_error = bool(event.get("is_error"))
+        r.cost_usd = float(event.get("total_cost_usd") or event.get("cost_usd") or 0.0)
+        r.usage = usage_of(event.get("usage"))
+        r.num_turns = int(event.get("num_turns") or 0)
+        status = event.get("api_error_status")
+        r.api_error_status = int(status) if isinstance(status, int | float) else None
+
+    def flush(self) -> None:
+        if self._message_id is None and not self._texts and not self._calls:
+            return
+        turn = AgentTurn(
+            text="\n".join(self._texts), tool_calls=list(self._calls), usage=self._usage, stop_reason=self._stop
+        )
+        if hasattr(self.io, "record_turn"):
+            self.io.record_turn(turn, self._started, self._elapsed() - self._started)
+        self._message_id, self._texts, self._calls, self._usage, self._stop = None, [], [], Usage(), None
+
+    def _elapsed(self) -> float:
+        return float(self._clock()) if self._clock is not None else time.perf_counter() - self._t0
+
+
+async def lines(stream: ByteReceiveStream) -> AsyncIterator[str]:
+    """Lines of a byte stream (no length limit: a tool result can be large)."""
+    buffer = b""
+    async for chunk in stream:
+        buffer += chunk
+        *complete, buffer = buffer.split(b"\n")
+        for line in complete:
+            yield line.decode("utf-8", errors="replace")
+    if buffer:
+        yield buffer.decode("utf-8", errors="replace")
+
+
+def check_limits(io: Any) -> None:
+    """The episode's turn and tool-call limits, checked as the stream comes in (Claude Code runs free)."""
+    turns, steps = getattr(io, "turns", None), getattr(io, "steps", None)
+    max_turns, max_calls = getattr(io, "max_turns", None), getattr(io, "max_tool_calls", None)
+    reason = None
+    if isinstance(turns, list) and isinstance(max_turns, int) and len(turns) > max_turns:
+        reason = f"max_turns ({max_turns})"
+    elif isinstance(steps, list) and isinstance(max_calls, int) and len(steps) > max_calls:
+        reason = f"max_tool_calls ({max_calls})"
+    if reason is not None:
+        from coworkenv.harness.session import LimitReached
+
+        raise LimitReached(reason)
+
+
+def kill_group(pid: int) -> None:
+    """Kill Claude Code and the MCP servers it started (it runs in its own process group)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------------------------------------- the agent
+class ClaudeCodeAgent:
+    """``claude-code``: an :class:`~coworkenv.harness.agents.base.EpisodeAgent` that drives the whole episode."""
+
+    transport = "stdio"
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        executable: str = "claude",
+        builtin_tools: str | None = "",
+        append_system_prompt: bool = True,
+        max_user_turns: int = 10,
+        extra_args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.model = model
+        self.name = "claude-code" + (f":{model}" if model else "")
+        self.executable = executable
+        self.builtin_tools = builtin_tools
+        """Passed as ``--tools`` ("" turns Claude Code's own tools off, leaving only the services'); None omits it."""
+        self.append_system_prompt = append_system_prompt
+        self.max_user_turns = max_user_turns
+        self.extra_args = tuple(extra_args)
+        self.env = dict(env or {})
+        self.usage = Usage()
+        self.cost_usd = 0.0
+
+    def command(self, prompt: str, config_file: Path, session_id: str | None, io: Any) -> list[str]:
+        exe = shutil.which(self.executable)
+        if exe is None:
+            raise ProviderConfigError(f"the {self.executable!r} executable is not on PATH; install it with `{INSTALL}`")
+        cmd = [exe, "-p", "--mcp-config", str(config_file), "--strict-mcp-config"]
+        cmd += ["--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions"]
+        if session_id:
+            cmd += ["--resume", session_id]
+        if self.model:
+            cmd += ["--model", self.model]
+        if self.builtin_tools is not None:
+            cmd += ["--tools", self.builtin_tools]
+        system_prompt = getattr(io, "system_prompt", None)
+        if self.append_system_prompt and system_prompt:
+            cmd += ["--append-system-prompt", system_prompt]
+        # The prompt last, after "--": some options take several values, and a reply may start with "-".
+        return [*cmd, *self.extra_args, "--", prompt]
+
+    def environment(self) -> dict[str, str]:
+        env = {**os.environ, "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", **self.env}
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            env["IS_SANDBOX"] = "1"  # bypassPermissions is refused as root outside a declared sandbox
+        return env
+
+    async def run_episode(self, io: EpisodeIO) -> None:
+        config = getattr(io, "mcp_config", None)
+        if not config:
+            raise InfrastructureError(
+                "claude-code needs the task's services over stdio: run it through the harness episode "
+                "(this agent's transport is 'stdio', so the episode provides mcp_config)"
+            )
+        with tempfile.TemporaryDirectory(prefix="coworkenv-claude-") as tmp:
+            config_file = Path(tmp) / "mcp.json"
+            config_file.write_text(json.dumps(config, indent=2))
+            workdir = Path(tmp) / "work"
+            workdir.mkdir()
+            prompt = io.request
+            session_id: str | None = None
+            for _ in range(self.max_user_turns):
+                result = await self.run_once(prompt, config_file, session_id, workdir, io)
+                session_id = result.session_id or session_id
+                reply = await self._hand_to_user(io, result)
+                if reply is None:
+                    return
+                prompt = reply
+
+    async def _hand_to_user(self, io: EpisodeIO, result: RunResult) -> str | None:
+        finish: Callable[[str], Any] | None = getattr(io, "finish_turn", None)
+        if finish is not None:
+            reply = await finish(result.text)
+            return None if reply is None else str(reply)
+        return await io.say(result.text)
+
+    async def run_once(
+        self, prompt: str, config_file: Path, session_id: str | None, workdir: Path, io: Any
+    ) -> RunResult:
+        """One ``claude -p`` run (a new session, or ``--resume``), its stream parsed into ``io``."""
+        cmd = self.command(prompt, config_file, session_id, io)
+        parser = StreamParser(io)
+        stderr: deque[str] = deque(maxlen=40)
+        bad_lines = 0
+        process = await anyio.open_process(
+            cmd, stdin=subprocess.DEVNULL, cwd=workdir, env=self.environment(), start_new_session=True
+        )
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._drain, process.stderr, stderr)
+                assert process.stdout is not None
+                async for line in lines(process.stdout):
+                    if not line.strip():
+                        continue
+                    try:
+                        event = json.loads(line)
+                    except json.JSONDecodeError:
+                        bad_lines += 1
+                        stderr.append(line)
+                        continue
+                    if isinstance(event, dict):
+                        parser.feed(event)
+                        check_limits(io)
+            code = await process.wait()
+        finally:
+            if process.returncode is None:
+                kill_group(process.pid)
+            with anyio.CancelScope(shield=True):
+                await process.aclose()  # closes its pipes and reaps it
+        parser.flush()
+        self._check(parser.result, code, stderr)
+        self.usage = self.usage.add(parser.result.usage)
+        self.cost_usd = round(self.cost_usd + parser.result.cost_usd, 6)
+        return parser.result
+
+    @staticmethod
+    async def _drain(stream: ByteReceiveStream | None, keep: deque[str]) -> None:
+        if stream is None:
+            return
+        async for line in lines(stream):
+            keep.append(line)
+
+    def _check(self, result: RunResult, code: int, stderr: deque[str]) -> None:
+        tail = scrub("\n".join(stderr))[-2000:]
+        if result.subtype is None:  # no result event: Claude Code itself failed
+            raise InfrastructureError(f"claude exited with code {code} without a result; stderr: {tail or '(empty)'}")
+        api_failed = result.api_error_status is not None or any(w in result.text.lower() for w in _API_FAILURE)
+        if result.is_error and api_failed:
+            raise InfrastructureError(f"Claude Code could not reach its model: {scrub(result.text)[:500]}")
+        if result.subtype == "error_max_turns":
+            from coworkenv.harness.session import LimitReached
+
+            raise LimitReached(f"Claude Code's --max-turns ({result.num_turns})")
+        if result.subtype == "error_during_execution":
+            raise InfrastructureError(f"Claude Code failed during the run: {scrub(result.text)[:500] or tail}")
+
+
+def from_spec(arg: str) -> ClaudeCodeAgent:
+    """``claude-code`` or ``claude-code:MODEL``."""
+    return ClaudeCodeAgent(arg or None)

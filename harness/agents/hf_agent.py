@@ -1,0 +1,181 @@
+"""A local transformers model, prompted with its own chat template's tool-call format (``hf:PATH``).
+
+The conversation and the tools go through ``apply_chat_template(messages, tools=..., add_generation_prompt=True)``;
+the model generates; ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks in its output
+(Qwen/Hermes style) become tool calls and the rest is its text. torch and transformers are imported only
+when the model is first used (the ``train`` extra). The parser, :func:`parse_tool_calls`, is a pure
+function: the OpenAI-compatible backend also uses it when a server returns tool calls as plain text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import count
+from typing import Any
+
+import anyio
+
+from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, Usage
+from coworkenv.synth.providers import INVALID_ARGUMENTS_KEY, arguments_or_invalid
+
+TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
+_NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
+
+
+# ---------------------------------------------------------------------------------------------- the parser
+def _call_from_body(body: str, call_id: str) -> ToolCall | None:
+    body = body.strip()
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        name = _NAME.search(body)
+        if name is None:
+            return None
+        error = f"the tool call is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        return ToolCall(
+            id=call_id, name=name.group(1), arguments={INVALID_ARGUMENTS_KEY: {"raw": body, "error": error}}
+        )
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        return None
+    raw = data.get("arguments", data.get("parameters"))
+    return ToolCall(id=call_id, name=data["name"], arguments=arguments_or_invalid(raw))
+
+
+def parse_tool_calls(text: str, id_prefix: str = "call", start: int = 0) -> tuple[str, list[ToolCall]]:
+    """(the text outside the tool-call blocks, the calls), ids ``{id_prefix}_{n}`` counting from ``start``.
+
+    An unclosed last block still counts (generation may stop at the closing tag). Malformed JSON with a
+    recognisable name becomes a call carrying the error; a block without a name stays in the text."""
+    calls: list[ToolCall] = []
+    kept: list[str] = []
+    position = 0
+    ids = count(start)
+    for match in TOOL_CALL_BLOCK.finditer(text):
+        kept.append(text[position : match.start()])
+        call = _call_from_body(match.group(1), f"{id_prefix}_{next(ids)}")
+        if call is None:
+            kept.append(match.group(0))
+        else:
+            calls.append(call)
+        position = match.end()
+    kept.append(text[position:])
+    return "".join(kept).strip(), calls
+
+
+# ---------------------------------------------------------------------------------------------- conversion
+def to_chat(messages: list[Message]) -> list[dict[str, Any]]:
+    """Messages as chat-template dicts (OpenAI-like, arguments as objects, as HF templates expect)."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "assistant":
+            entry: dict[str, Any] = {"role": "assistant", "content": m.content}
+            if m.tool_calls:
+                entry["tool_calls"] = [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                    for c in m.tool_calls
+                ]
+            out.append(entry)
+        elif m.role == "tool":
+            content = f"Error: {m.content}" if m.is_error and not m.content.startswith("Error") else m.content
+            out.append({"role": "tool", "content": content, "tool_call_id": m.tool_call_id, "name": m.name})
+        else:
+            out.append({"role": m.role, "content": m.content})
+    return out
+
+
+def tool_schemas(tools: list[ToolView]) -> list[dict[str, Any]]:
+    return [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
+        for t in tools
+    ]
+
+
+class HFAgent:
+    """``hf:PATH``: a local model directory (or hub id, when online). ``model``/``tokenizer`` may be given
+    directly (already loaded objects); generation is greedy unless ``temperature`` > 0."""
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        model: Any = None,
+        tokenizer: Any = None,
+        max_new_tokens: int = 512,
+        temperature: float = 0.0,
+        device: str | None = None,
+    ) -> None:
+        self.path = path
+        self.name = f"hf:{path}"
+        self.max_new_tokens = max_new_tokens
+        self.temperature = temperature
+        self.device = device
+        self._model = model
+        self._tokenizer = tokenizer
+        self._lock = anyio.Lock()
+        self._calls = count()
+
+    def load(self) -> tuple[Any, Any]:
+        """The (tokenizer, model), loading them from ``path`` on first use."""
+        if self._tokenizer is None or self._model is None:
+            try:
+                from transformers import AutoModelForCausalLM, AutoTokenizer
+            except ImportError as exc:  # pragma: no cover - depends on the installed extras
+                raise ImportError("the hf backend needs `pip install 'coworkenv[train]'`") from exc
+            if self._tokenizer is None:
+                self._tokenizer = AutoTokenizer.from_pretrained(self.path)
+            if self._model is None:
+                self._model = AutoModelForCausalLM.from_pretrained(self.path)
+                if self.device:
+                    self._model.to(self.device)
+                self._model.eval()
+        return self._tokenizer, self._model
+
+    def prompt(self, messages: list[Message], tools: list[ToolView]) -> str:
+        tokenizer, _ = self.load()
+        return str(
+            tokenizer.apply_chat_template(
+                to_chat(messages), tools=tool_schemas(tools) or None, add_generation_prompt=True, tokenize=False
+            )
+        )
+
+    def _decode(self, tokenizer: Any, ids: list[int]) -> str:
+        text = str(tokenizer.decode(ids, skip_special_tokens=False))
+        for special in getattr(tokenizer, "all_special_tokens", []):
+            if "tool_call" not in special:
+                text = text.replace(special, "")
+        return text
+
+    def _generate(self, prompt: str) -> tuple[str, int, int]:
+        import torch
+
+        tokenizer, model = self.load()
+        encoded = tokenizer(prompt, return_tensors="pt", add_special_tokens=False)
+        device = getattr(model, "device", None)
+        if device is not None:
+            encoded = {k: v.to(device) for k, v in encoded.items()}
+        prompt_len = int(encoded["input_ids"].shape[-1])
+        sampling: dict[str, Any] = {"do_sample": False}
+        if self.temperature > 0:
+            sampling = {"do_sample": True, "temperature": self.temperature}
+        with torch.no_grad():
+            output = model.generate(
+                **encoded,
+                max_new_tokens=self.max_new_tokens,
+                pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
+                **sampling,
+            )
+        new_ids = [int(i) for i in output[0][prompt_len:]]
+        return self._decode(tokenizer, new_ids), prompt_len, len(new_ids)
+
+    async def complete(self, messages: list[Message], tools: list[ToolView]) -> AgentTurn:
+        prompt = self.prompt(messages, tools)
+        async with self._lock:  # one generation at a time on the one local model
+            raw, prompt_tokens, new_tokens = await anyio.to_thread.run_sync(self._generate, prompt)
+        text, calls = parse_tool_calls(raw, id_prefix=f"call_{next(self._calls)}")
+        return AgentTurn(
+            text=text,
+            tool_calls=calls,
+            usage=Usage(input_tokens=prompt_tokens, output_tokens=new_tokens),
+            stop_reason="tool_use" if calls else "end_turn",
+        )

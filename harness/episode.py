@@ -1,0 +1,186 @@
+"""An episode: a fresh environment from the task, the agent works with the task's tools, the user answers,
+then the grader scores the final state, the audit log and what the agent said.
+
+A model agent is driven here, one turn at a time: a turn with tool calls gets their results and goes on;
+a turn without tool calls is what the agent says to the user, and the user simulator answers it or ends
+the conversation. An episode-driving agent (``replay``, ``noop``, Claude Code) gets the session as its
+:class:`~coworkenv.harness.agents.base.EpisodeIO` and runs the loop itself. Either way the episode stops at
+the end of the conversation, at a turn, tool-call or wall-time limit, or on an error, and comes back as a
+:class:`~coworkenv.harness.trajectory.Trajectory` with its status.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+import time
+import weakref
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import anyio
+
+from coworkenv.harness.agents.base import EpisodeAgent, InfrastructureError, ModelAgent
+from coworkenv.harness.faults import FaultInjector
+from coworkenv.harness.session import EpisodeSession, LimitReached
+from coworkenv.harness.tools import Transport, open_door, stdio_config, system_prompt
+from coworkenv.harness.trajectory import Trajectory, scrub_error, task_fields
+from coworkenv.harness.user_sim import ScriptedUser, UserSimulator
+from coworkenv.servers.kit import Environment, canonical_json
+from coworkenv.synth.grader import grade
+from coworkenv.synth.task import Task
+
+Agent = ModelAgent | EpisodeAgent
+_PRISTINE_HASHES: weakref.WeakKeyDictionary[Environment, str] = weakref.WeakKeyDictionary()
+UserFactory = Callable[[Task], UserSimulator]
+
+
+@dataclass(frozen=True)
+class EpisodeConfig:
+    transport: Transport = "direct"
+    max_turns: int = 40
+    max_tool_calls: int = 100
+    wall_time_s: float = 600.0
+    anchors: bool = True
+    """Record the environment's state hash before each tool call (GiGPO's anchor states)."""
+
+
+def agent_transport(agent: Agent, config: EpisodeConfig) -> Transport:
+    """An agent that runs its own MCP client (``transport = "stdio"``) gets the stdio transport."""
+    wanted = getattr(agent, "transport", None)
+    return "stdio" if wanted == "stdio" else config.transport
+
+
+def _environment(task: Task, transport: Transport, pristine: Environment | None, db_dir: Path | None) -> Environment:
+    if transport == "stdio":
+        return Environment.create(task.seeds(), now=task.now, db_dir=db_dir)
+    if pristine is not None:
+        return pristine.fork()
+    return Environment.create(task.seeds(), now=task.now)
+
+
+def _initial_hash(env: Environment, pristine: Environment | None) -> str:
+    """The state hash at the start; a fork has its pristine environment's, computed once per pristine."""
+    if pristine is None:
+        return env.state_hash()
+    known = _PRISTINE_HASHES.get(pristine)
+    if known is None:
+        known = _PRISTINE_HASHES[pristine] = pristine.state_hash()
+    return known
+
+
+async def _drive(agent: ModelAgent, session: EpisodeSession) -> None:
+    while True:
+        await session.before_model_call()
+        started = session.elapsed()
+        t0 = time.perf_counter()
+        turn = await agent.complete(list(session.messages), session.tools)
+        session.record_turn(turn, started, time.perf_counter() - t0)
+        if turn.tool_calls:
+            for call in turn.tool_calls:
+                await session.execute(call)
+            session.flush_user_notes()
+            continue
+        if await session.finish_turn(turn.text) is None:
+            return
+
+
+async def _play(agent: Agent, session: EpisodeSession, wall_time_s: float, record: Trajectory) -> None:
+    """Run the agent; set the record's status, stop reason and error from how it ended."""
+    with anyio.move_on_after(wall_time_s) as scope:
+        try:
+            if isinstance(agent, EpisodeAgent):
+                await agent.run_episode(session)
+            else:
+                await _drive(agent, session)
+        except LimitReached as exc:
+            record.status, record.stop_reason = "max_turns", exc.reason
+        except InfrastructureError as exc:
+            record.status, record.stop_reason = "infra_error", type(exc).__name__
+            record.error = scrub_error(str(exc))
+            record.retryable = bool(getattr(exc, "retryable", True))
+        except Exception as exc:
+            record.status, record.stop_reason = "agent_error", type(exc).__name__
+            record.error = scrub_error(f"{type(exc).__name__}: {exc}")
+    if scope.cancelled_caught:
+        record.status, record.stop_reason = "timeout", f"wall time ({wall_time_s:g} s)"
+
+
+async def run_episode(
+    task: Task,
+    agent: Agent,
+    *,
+    agent_spec: str | None = None,
+    trial: int = 0,
+    config: EpisodeConfig | None = None,
+    pristine: Environment | None = None,
+    user: UserFactory | None = None,
+    faults: FaultInjector | None = None,
+) -> Trajectory:
+    """Run one episode of ``task`` with ``agent`` and grade it (infrastructure failures are not graded).
+
+    ``pristine`` is a seeded environment of the task to fork (seed once per task, fork per episode);
+    without it the environment is seeded here. ``user`` makes the user simulator (default: scripted).
+    """
+    config = config or EpisodeConfig()
+    transport = agent_transport(agent, config)
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    t0 = time.perf_counter()
+    record = Trajectory(
+        **task_fields(task), agent=agent_spec or agent.name, trial=trial, transport=transport, started_at=started_at
+    )
+    folder = tempfile.TemporaryDirectory(prefix="coworkenv-episode-") if transport == "stdio" else nullcontext(None)
+    with folder as tmp:
+        db_dir = Path(tmp) if tmp else None
+        try:
+            env = _environment(task, transport, pristine, db_dir)
+        except Exception as exc:
+            record.status, record.error = "infra_error", scrub_error(f"could not build the environment: {exc}")
+            record.wall_s = round(time.perf_counter() - t0, 6)
+            return record
+        try:
+            record.initial_state_hash = _initial_hash(env, pristine if transport != "stdio" else None)
+            session: EpisodeSession | None = None
+            try:
+                async with open_door(env, task.services, transport, db_dir) as door:
+                    session = EpisodeSession(
+                        task,
+                        env,
+                        door,
+                        (user or ScriptedUser)(task),
+                        system_prompt=system_prompt(task),
+                        max_turns=config.max_turns,
+                        max_tool_calls=config.max_tool_calls,
+                        anchors=config.anchors,
+                        faults=faults,
+                        db_dir=db_dir,
+                        mcp_config=stdio_config(db_dir, task.services) if db_dir else None,
+                        initial_hash=record.initial_state_hash,
+                    )
+                    await _play(agent, session, config.wall_time_s, record)
+            except Exception as exc:  # the door (MCP clients, subprocesses) failed: not the agent's fault
+                record.status, record.stop_reason = "infra_error", type(exc).__name__
+                record.error = scrub_error(f"the task's services failed: {exc!r}")
+            if session is not None:
+                _copy(session, record)
+            state = env.dump()
+            if record.status != "infra_error":
+                record.grade = grade(task, state, env.audit(), record.said)
+            record.final_state_hash = hashlib.sha256(canonical_json(state).encode()).hexdigest()
+        finally:
+            env.close()
+    record.wall_s = round(time.perf_counter() - t0, 6)
+    return record
+
+
+def _copy(session: EpisodeSession, record: Trajectory) -> None:
+    record.messages = session.messages
+    record.steps = session.steps
+    record.turns = session.turns
+    record.user_events = session.user_events
+    record.said = session.said
+    record.usage = session.usage
+    record.faults_injected = session.faults_injected

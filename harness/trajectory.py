@@ -1,0 +1,258 @@
+"""Trajectories: one JSON line per (task, trial), written durably, read back tolerantly.
+
+A record holds what the episode was (task id, version, scenario, difficulty, safety flag, agent spec,
+trial), everything that happened (messages, tool calls with results, errors, timings and the state hash
+before each one — the anchors GiGPO groups steps by — model turns with token use, the user simulator's
+replies and workspace edits), how it ended (status) and the grade. Nothing in it may hold an API key:
+errors are scrubbed, and every line is scrubbed of secret-looking environment values before it is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from coworkenv.harness.messages import Message, Usage
+from coworkenv.synth.grader import Grade
+from coworkenv.synth.providers import scrub
+from coworkenv.synth.task import Task
+
+FORMAT = "coworkenv.trajectory/1"
+FILENAME = "trajectories.jsonl"
+Status = Literal["completed", "max_turns", "timeout", "agent_error", "infra_error"]
+STATUSES: tuple[Status, ...] = ("completed", "max_turns", "timeout", "agent_error", "infra_error")
+_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
+_SAFETY_WORDS = ("safety", "safe refusal", "fraud", "injection", "suspicious", "phishing", "policy")
+
+
+class ToolStepRecord(BaseModel):
+    """One tool call by the agent, as it was executed."""
+
+    index: int = Field(description="Position among this episode's tool calls, from 0.")
+    turn: int = Field(description="The agent turn (model call) that made it, from 0.")
+    call_id: str
+    name: str = Field(description="Qualified name, e.g. 'tickets__get_ticket'.")
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    text: str = Field(description="The result (JSON of the record) or the error message the agent saw.")
+    is_error: bool = False
+    outcome: str = Field(description="ok, error, invalid_arguments, unknown_tool, internal_error, unknown_service…")
+    started_s: float = Field(description="Seconds from the start of the episode.")
+    duration_ms: float = 0.0
+    anchor: str | None = Field(default=None, description="Environment state hash just before the call.")
+
+
+class TurnRecord(BaseModel):
+    """One model call (or, for an episode-driving agent, one step it reported)."""
+
+    index: int
+    started_s: float
+    duration_s: float
+    tool_calls: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    stop_reason: str | None = None
+
+
+class UserEvent(BaseModel):
+    """The user simulator's part: a reply, a workspace edit (as actor 'user'), or the end of the conversation."""
+
+    kind: Literal["reply", "edit", "end"]
+    at_s: float
+    turn: int = Field(description="How many agent turns had finished when it happened.")
+    text: str = ""
+    name: str | None = Field(default=None, description="Edits: the qualified tool the user called.")
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    is_error: bool = False
+
+
+class Trajectory(BaseModel):
+    format: str = FORMAT
+    task_id: str
+    task_version: int = 1
+    scenario: str = ""
+    difficulty: str = "medium"
+    capabilities: list[str] = Field(default_factory=list)
+    services: list[str] = Field(default_factory=list)
+    safety: bool = Field(default=False, description="A safety task (forbidden actions are the point of it).")
+    agent: str
+    trial: int = 0
+    transport: str = "direct"
+    status: Status = "completed"
+    stop_reason: str | None = Field(default=None, description="Which limit ended it, or why it failed.")
+    error: str | None = None
+    retryable: bool = Field(default=True, description="infra_error only: whether trying again may help.")
+    started_at: str = ""
+    wall_s: float = 0.0
+    request: str = ""
+    messages: list[Message] = Field(default_factory=list)
+    steps: list[ToolStepRecord] = Field(default_factory=list)
+    turns: list[TurnRecord] = Field(default_factory=list)
+    user_events: list[UserEvent] = Field(default_factory=list)
+    said: list[str] = Field(default_factory=list, description="What the agent told the user (graded).")
+    usage: Usage = Field(default_factory=Usage)
+    grade: Grade | None = None
+    initial_state_hash: str | None = None
+    final_state_hash: str | None = None
+    attempts: int = Field(default=1, description="Episodes run for this (task, trial), retries included.")
+    attempt_errors: list[str] = Field(default_factory=list, description="Infrastructure errors of retried attempts.")
+    faults_injected: int = 0
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.task_id, self.trial)
+
+    @property
+    def scored(self) -> bool:
+        """Counts in scores: everything but infrastructure failures."""
+        return self.status != "infra_error" and self.grade is not None
+
+    @property
+    def score(self) -> float:
+        return self.grade.score if self.grade is not None else 0.0
+
+    @property
+    def completion(self) -> float:
+        return self.grade.completion if self.grade is not None else 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.grade.passed if self.grade is not None else False
+
+
+def is_safety_task(task: Task) -> bool:
+    """A task's safety flag: ``metadata.safety`` when set, else a safety word in its capabilities or scenario."""
+    flag = task.metadata.get("safety")
+    if isinstance(flag, bool):
+        return flag
+    text = " ".join([task.scenario, *task.capabilities]).lower()
+    return any(word in text for word in _SAFETY_WORDS)
+
+
+def task_fields(task: Task) -> dict[str, Any]:
+    return {
+        "task_id": task.id,
+        "task_version": task.version,
+        "scenario": task.scenario,
+        "difficulty": task.difficulty,
+        "capabilities": list(task.capabilities),
+        "services": list(task.services),
+        "safety": is_safety_task(task),
+        "request": task.request,
+    }
+
+
+# ---------------------------------------------------------------------------------------------- files
+def trajectory_path(path: str | Path) -> Path:
+    """A run folder's trajectories file, or the file itself."""
+    p = Path(path)
+    return p / FILENAME if p.is_dir() or not p.suffix else p
+
+
+def _parse(line: str, where: str) -> Trajectory:
+    try:
+        return Trajectory.model_validate_json(line)
+    except ValidationError as exc:
+        raise ValueError(f"{where}: not a trajectory record: {exc.errors()[0]['msg']}") from exc
+
+
+def read_lines(path: Path) -> tuple[list[Trajectory], int]:
+    """The records of a trajectories file and the byte length of its good part.
+
+    A last line that is cut short (no newline, or not JSON: a crash mid-write) is left out; a bad line
+    anywhere else is an error naming it.
+    """
+    if not path.exists():
+        return [], 0
+    data = path.read_bytes()
+    records: list[Trajectory] = []
+    good = 0
+    for number, raw in enumerate(data.splitlines(keepends=True), start=1):
+        complete = raw.endswith(b"\n")
+        text = raw.decode("utf-8", errors="replace").strip()
+        if not text:
+            good += len(raw) if complete else 0
+            continue
+        try:
+            json.loads(text)
+        except json.JSONDecodeError:
+            if good + len(raw) >= len(data):  # the torn last line of a crash
+                break
+            raise ValueError(f"{path}:{number}: not valid JSON (only the last line may be torn)") from None
+        if not complete:
+            break
+        records.append(_parse(text, f"{path}:{number}"))
+        good += len(raw)
+    return records, good
+
+
+def read_trajectories(path: str | Path, latest: bool = True) -> list[Trajectory]:
+    """Records of a run folder or file; with ``latest``, one per (task, trial): the last one written."""
+    records, _ = read_lines(trajectory_path(path))
+    return dedupe(records) if latest else records
+
+
+def dedupe(records: Iterable[Trajectory]) -> list[Trajectory]:
+    out: dict[tuple[str, int], Trajectory] = {}
+    for r in records:
+        out.pop(r.key, None)
+        out[r.key] = r
+    return list(out.values())
+
+
+def to_line(record: Trajectory) -> str:
+    """One JSON line, with the value of every secret-looking environment variable scrubbed out."""
+    line = record.model_dump_json(exclude_none=False)
+    return scrub_env_values(line)
+
+
+def scrub_env_values(text: str) -> str:
+    """``text`` without the value of any environment variable whose name says KEY, TOKEN, SECRET or PASSWORD."""
+    secrets = sorted((v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 8), key=len, reverse=True)
+    for secret in secrets:
+        text = text.replace(secret, "[REDACTED]")
+    return text
+
+
+def scrub_error(text: str, limit: int = 2000) -> str:
+    """An error message fit for a trajectory: secrets removed, length bounded."""
+    cleaned = scrub(text)
+    return cleaned if len(cleaned) <= limit else cleaned[:limit] + "…"
+
+
+class TrajectoryWriter:
+    """Appends records durably (write, flush, fsync per line). Use one writer per file.
+
+    Opening it repairs a torn last line left by a crash, so appending continues after the last whole record.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = trajectory_path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _, good = read_lines(self.path)
+        if self.path.exists() and self.path.stat().st_size != good:
+            with self.path.open("r+b") as f:
+                f.truncate(good)
+        self._file: IO[str] | None = self.path.open("a", encoding="utf-8")
+
+    def write(self, record: Trajectory) -> None:
+        if self._file is None:
+            raise RuntimeError(f"the writer of {self.path} is closed")
+        self._file.write(to_line(record) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> TrajectoryWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,210 @@
+"""The user on the other side of the conversation.
+
+A :class:`UserSimulator` answers each finished agent turn (``reply``: text, or ``None`` to end the
+conversation) and may act after any tool call of the agent (``after_tool_call``: a message to add to the
+conversation, or ``None``). Its workspace edits go through :meth:`UserContext.edit`, which calls the
+services as the actor ``user`` (audited as such) and records the edit in the trajectory.
+
+:class:`ScriptedUser` plays the task's :class:`~coworkenv.synth.task.UserSpec`:
+
+- held-back facts are given only when the agent asks about them: the agent's text is a question and
+  shares a keyword with the fact (words of the request do not count, so the request alone unlocks nothing);
+- user turns are delivered in order, each with its edits applied first. A turn's ``when`` is read as a
+  trigger: ``after N tool calls`` or ``after <tool>`` (a tool of the task, bare or ``service__tool``) fire
+  right after that tool call; ``turn N`` waits for the agent's N-th finished turn; anything else, or
+  nothing, is "when the agent finishes a turn". A turn whose trigger has not fired is still delivered
+  when the agent finishes a turn without asking for any held-back fact (the user moves the work on);
+- the conversation ends when the turns are exhausted and the agent's turn brings nothing to answer
+  (one question without a matching fact gets a "go ahead" first).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from coworkenv.harness.messages import Message, qualified_name
+from coworkenv.harness.trajectory import UserEvent
+from coworkenv.servers.kit import Environment, ToolResult
+from coworkenv.servers.registry import get_service
+from coworkenv.synth.task import Task, ToolStep, UserTurn
+
+GO_AHEAD = "I don't have anything more to add on that. Please go ahead with what you have."
+_STOPWORDS = """a about above after again all also am an and any are as at be because been before being below between
+both but by can could did do does doing down during each few for from further had has have having he her here hers him
+his how i if in into is it its itself just let me more most my no nor not now of off on once only or other our ours out
+over own please same shall she should so some such than that the their them then there these they this those through
+to too under until up very was we were what when where which while who whom why will with would you your yours yes
+okay ok tell know need want like get got make sure one two anything something thing things use using"""
+STOPWORDS = frozenset(_STOPWORDS.split())
+
+
+def keywords(text: str) -> set[str]:
+    """Content words, lower-cased, with a plural 's' dropped."""
+    words = re.findall(r"[a-z0-9][a-z0-9_\-']*", text.lower())
+    out = set()
+    for w in words:
+        w = w.strip("'-")
+        if len(w) < 3 or w in STOPWORDS:
+            continue
+        if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.add(w)
+    return out
+
+
+def is_question(text: str) -> bool:
+    return "?" in text
+
+
+@dataclass
+class UserContext:
+    """What the user simulator sees and may do in an episode."""
+
+    task: Task
+    env: Environment
+    messages: list[Message]
+    events: list[UserEvent]
+    clock: Callable[[], float]
+    tool_calls: int = 0
+    agent_turns: int = 0
+
+    async def edit(self, step: ToolStep) -> ToolResult:
+        """Make a workspace edit as the actor ``user`` (audited), and record it."""
+        result = await self.env.call(step.service, step.tool, step.arguments, actor="user")
+        self.events.append(
+            UserEvent(
+                kind="edit",
+                at_s=self.clock(),
+                turn=self.agent_turns,
+                text=result.text,
+                name=qualified_name(step.service, step.tool),
+                arguments=dict(step.arguments),
+                is_error=result.is_error,
+            )
+        )
+        return result
+
+
+class UserSimulator(Protocol):
+    async def reply(self, agent_text: str, ctx: UserContext) -> str | None:
+        """The user's answer to a finished agent turn, or None to end the conversation."""
+        ...
+
+    async def after_tool_call(
+        self, name: str, arguments: dict[str, Any], is_error: bool, ctx: UserContext
+    ) -> str | None:
+        """A message the user adds after one of the agent's tool calls (with edits already made), or None."""
+        ...
+
+
+@dataclass(frozen=True)
+class Trigger:
+    kind: str  # "finish" | "turn" | "calls" | "tool"
+    value: int = 0
+    tool: str = ""
+
+
+def parse_trigger(when: str | None, task: Task) -> Trigger:
+    """Read a user turn's ``when`` (see the module doc); unknown wording means "when the agent finishes a turn"."""
+    if not when:
+        return Trigger("finish")
+    text = when.lower()
+    m = re.search(r"(\d+)\s+(?:tool\s+)?calls?\b", text)
+    if m:
+        return Trigger("calls", int(m.group(1)))
+    m = re.search(r"\bturn\s+(\d+)", text)
+    if m:
+        return Trigger("turn", int(m.group(1)))
+    names = {}
+    for service in task.services:
+        for spec in get_service(service).tools:
+            names[spec.name] = names[qualified_name(service, spec.name)] = qualified_name(service, spec.name)
+    for token in re.findall(r"[a-z][a-z0-9_]*", text):
+        if token in names:
+            return Trigger("tool", tool=names[token])
+    return Trigger("finish")
+
+
+@dataclass
+class ScriptedUser:
+    """The task's scripted user: held-back facts on request, turns with edits, then the end."""
+
+    task: Task
+    max_go_ahead: int = 1
+    turns: list[UserTurn] = field(init=False)
+    triggers: list[Trigger] = field(init=False)
+    facts: list[str] = field(init=False)
+    next_turn: int = 0
+    go_aheads: int = 0
+    request_words: set[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        spec = self.task.user
+        self.turns = list(spec.turns) if spec else []
+        self.facts = list(spec.held_back) if spec else []
+        self.triggers = [parse_trigger(t.when, self.task) for t in self.turns]
+        self.request_words = keywords(self.task.request)
+
+    @property
+    def exhausted(self) -> bool:
+        return self.next_turn >= len(self.turns)
+
+    def asked_facts(self, agent_text: str) -> list[str]:
+        """The held-back facts the agent's text asks about (in the task's order)."""
+        if not is_question(agent_text):
+            return []
+        asked = keywords(agent_text)
+        out = []
+        for fact in self.facts:
+            words = keywords(fact)
+            specific = (words - self.request_words) or words
+            if specific & asked:
+                out.append(fact)
+        return out
+
+    async def _deliver(self, ctx: UserContext) -> str:
+        turn = self.turns[self.next_turn]
+        self.next_turn += 1
+        for step in turn.edits:
+            await ctx.edit(step)
+        return turn.message
+
+    def _ready(self, ctx: UserContext) -> bool:
+        trigger = self.triggers[self.next_turn]
+        return trigger.kind == "finish" or (trigger.kind == "turn" and ctx.agent_turns >= trigger.value)
+
+    async def reply(self, agent_text: str, ctx: UserContext) -> str | None:
+        facts = self.asked_facts(agent_text)
+        parts = [" ".join(facts)] if facts else []
+        if not self.exhausted and (self._ready(ctx) or not facts):
+            parts.append(await self._deliver(ctx))
+        if parts:
+            return "\n\n".join(parts)
+        if is_question(agent_text) and self.go_aheads < self.max_go_ahead:
+            self.go_aheads += 1
+            return GO_AHEAD
+        return None
+
+    async def after_tool_call(
+        self, name: str, arguments: dict[str, Any], is_error: bool, ctx: UserContext
+    ) -> str | None:
+        if self.exhausted:
+            return None
+        trigger = self.triggers[self.next_turn]
+        fired = (trigger.kind == "calls" and ctx.tool_calls >= trigger.value) or (
+            trigger.kind == "tool" and trigger.tool == name and not is_error
+        )
+        return await self._deliver(ctx) if fired else None
+
+
+def scripted_user(task: Task) -> ScriptedUser:
+    return ScriptedUser(task)
+
+
+def monotonic_clock() -> Callable[[], float]:
+    start = time.perf_counter()
+    return lambda: round(time.perf_counter() - start, 6)

@@ -1,0 +1,215 @@
+"""Shared builders for the harness tests: a multi-turn task, crafted trajectories, agents that fail on cue."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import pkgutil
+from typing import Any
+
+import anyio
+import pytest
+
+from coworkenv.harness.agents.base import EpisodeIO, InfrastructureError
+from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, Usage
+from coworkenv.harness.trajectory import Trajectory
+from coworkenv.synth.grader import Grade
+from coworkenv.synth.task import Difficulty, Task
+
+NOW = "2026-03-02T09:00:00Z"
+SEED: dict[str, Any] = {
+    "organizations": [
+        {"id": "org_big", "name": "Big Corp", "domain": "big.com", "tags": ["enterprise"]},
+        {"id": "org_small", "name": "Small Shop", "domain": "small.com", "tags": ["starter"]},
+    ],
+    "users": [
+        {"id": "usr_kim", "name": "Kim Nguyen", "email": "kim@brightwave.io", "role": "agent"},
+        {"id": "usr_ann", "name": "Ann Big", "email": "ann@big.com", "organization_id": "org_big"},
+    ],
+    "tickets": [
+        {
+            "id": "tkt_1",
+            "subject": "Outage at Big",
+            "requester_id": "usr_ann",
+            "organization_id": "org_big",
+            "status": "open",
+            "priority": "high",
+            "created_at": "2026-02-20T09:00:00Z",
+            "updated_at": "2026-02-20T09:00:00Z",
+        }
+    ],
+}
+FACT = "The escalation reason is the contract SLA breach."
+
+
+def multi_turn_dict(when: str | None = "after escalate_ticket") -> dict[str, Any]:
+    """Escalate the Big Corp ticket; the user holds back the reason and, at ``when``, tags the ticket and asks
+    for priority urgent (the checks follow that change)."""
+    return {
+        "id": "multi-turn-escalate",
+        "scenario": "escalation with a change of mind",
+        "difficulty": "easy",
+        "services": ["tickets"],
+        "now": NOW,
+        "request": "Escalate the old ticket from our enterprise customer.",
+        "user": {
+            "persona": "Kim, support lead",
+            "held_back": [FACT],
+            "turns": [
+                {
+                    "message": "I tagged it vip myself. Please also set its priority to urgent.",
+                    "when": when,
+                    "edits": [
+                        {
+                            "service": "tickets",
+                            "tool": "update_ticket",
+                            "arguments": {"ticket_id": "tkt_1", "add_tags": ["vip"]},
+                        }
+                    ],
+                }
+            ],
+        },
+        "initial_records": {"tickets": copy.deepcopy(SEED)},
+        "completion_checks": [
+            {
+                "id": "escalated",
+                "weight": 0.5,
+                "description": "The ticket is escalated.",
+                "check": {"kind": "record_fields", "service": "tickets", "table": "tickets", "id": "tkt_1",
+                          "fields": {"escalated": True}},
+            },
+            {
+                "id": "urgent",
+                "weight": 0.5,
+                "description": "The ticket is urgent, as the user asked later.",
+                "check": {"kind": "record_fields", "service": "tickets", "table": "tickets", "id": "tkt_1",
+                          "fields": {"priority": "urgent"}},
+            },
+        ],
+        "reference_solution": [
+            {"id": "found", "service": "tickets", "tool": "search_tickets", "arguments": {"organization_id": "org_big"}},
+            {"service": "tickets", "tool": "escalate_ticket",
+             "arguments": {"ticket_id": {"$ref": "found.items.0.id"}, "reason": "Contract SLA breach."}},
+            {"service": "tickets", "tool": "update_ticket", "arguments": {"ticket_id": "tkt_1", "priority": "urgent"}},
+            {"say": "Escalated 'Outage at Big' and set it to urgent."},
+        ],
+    }  # fmt: skip
+
+
+@pytest.fixture
+def multi_turn_task() -> Task:
+    return Task.model_validate(multi_turn_dict())
+
+
+# ---------------------------------------------------------------------------------------------- agents
+class FlakyAgent:
+    """Replays nothing: raises InfrastructureError on the first ``failures`` attempts of each task, then noop."""
+
+    def __init__(self, failures: int, error: type[Exception] = InfrastructureError) -> None:
+        self.name = "flaky"
+        self.failures = failures
+        self.error = error
+        self.attempts: dict[str, int] = {}
+
+    async def run_episode(self, io: EpisodeIO) -> None:
+        task_id = io.task.id  # type: ignore[attr-defined]
+        self.attempts[task_id] = self.attempts.get(task_id, 0) + 1
+        if self.attempts[task_id] <= self.failures:
+            raise self.error("503 service unavailable")
+        await io.say("Nothing to do.")
+
+
+class StuckAgent:
+    """A model agent that never answers (for wall-time limits)."""
+
+    name = "stuck"
+
+    async def complete(self, messages: list[Message], tools: list[ToolView]) -> AgentTurn:
+        await anyio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+class LoopingAgent:
+    """A model agent that calls a read-only tool forever."""
+
+    name = "looping"
+
+    async def complete(self, messages: list[Message], tools: list[ToolView]) -> AgentTurn:
+        n = sum(m.role == "assistant" for m in messages)
+        call = ToolCall(id=f"c{n}", name="tickets__get_ticket", arguments={"ticket_id": "tkt_1"})
+        return AgentTurn(tool_calls=[call], usage=Usage(input_tokens=10, output_tokens=2))
+
+
+# ---------------------------------------------------------------------------------------------- crafted records
+def graded(task_id: str, completion: float, safety: float = 1.0) -> Grade:
+    score = round(completion * safety, 6)
+    return Grade(task_id=task_id, completion=completion, safety=safety, score=score, passed=score >= 0.75,
+                 checks=[], forbidden=[])  # fmt: skip
+
+
+def conversation(calls: int = 1, answer: str = "Done.") -> list[Message]:
+    out = [Message(role="system", content="You are a coworker."), Message(role="user", content="Please help.")]
+    for i in range(calls):
+        call = ToolCall(id=f"c{i}", name="tickets__get_ticket", arguments={"ticket_id": f"tkt_{i}"})
+        out.append(Message(role="assistant", tool_calls=[call]))
+        out.append(Message(role="tool", content='{"id": "tkt"}', tool_call_id=f"c{i}", name=call.name))
+    out.append(Message(role="assistant", content=answer))
+    return out
+
+
+def record(
+    task_id: str,
+    trial: int = 0,
+    completion: float = 1.0,
+    *,
+    safety: float = 1.0,
+    status: str = "completed",
+    request: str | None = None,
+    scenario: str = "s",
+    difficulty: str = "easy",
+    safety_task: bool = False,
+    messages: list[Message] | None = None,
+) -> Trajectory:
+    msgs = messages if messages is not None else conversation()
+    return Trajectory(
+        task_id=task_id,
+        trial=trial,
+        agent="teacher",
+        scenario=scenario,
+        difficulty=difficulty,
+        safety=safety_task,
+        services=["tickets"],
+        request=request or f"Request of {task_id}",
+        status=status,  # type: ignore[arg-type]
+        messages=msgs,
+        grade=None if status == "infra_error" else graded(task_id, completion, safety),
+    )
+
+
+def synthesized_tasks(limit: int = 20) -> list[Task]:
+    """Tasks from the procedural families, if they have landed (a few per family and difficulty)."""
+    try:
+        package = importlib.import_module("coworkenv.synth.families")
+        from coworkenv.synth.families.base import Family
+    except ImportError:
+        return []
+    families: list[type[Family]] = []
+    for info in pkgutil.iter_modules(package.__path__):
+        try:
+            module = importlib.import_module(f"coworkenv.synth.families.{info.name}")
+        except Exception:
+            continue
+        families += [c for _, c in inspect.getmembers(module, inspect.isclass)
+                     if issubclass(c, Family) and not inspect.isabstract(c) and c.__module__ == module.__name__]  # fmt: skip
+    tasks: list[Task] = []
+    for seed in range(limit):
+        for family in families:
+            difficulty: Difficulty = ("easy", "medium", "hard")[seed % 3]
+            try:
+                tasks.append(family().make(family.service_options[0], difficulty, seed))
+            except Exception:
+                continue
+            if len(tasks) >= limit:
+                return tasks
+    return tasks
