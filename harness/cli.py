@@ -198,6 +198,7 @@ def curate_cmd(
 @click.option("--max-tool-calls", type=click.IntRange(min=0), default=40, show_default=True)
 @click.option("--max-chars", type=click.IntRange(min=1), default=60_000, show_default=True)
 @click.option("--system/--no-system", default=True, show_default=True, help="Keep the system prompt.")
+@click.option("--tools/--no-tools", default=True, show_default=True, help="Write the tool schemas column.")
 def export_cmd(
     sources: tuple[Path, ...],
     out: Path,
@@ -206,9 +207,10 @@ def export_cmd(
     max_tool_calls: int,
     max_chars: int,
     system: bool,
+    tools: bool,
 ) -> None:
     """Write chat records (messages with tool calls, tools as a JSON string) for SFT; reports what was dropped."""
-    params = ExportParams(min_score, min_assistant_turns, max_tool_calls, max_chars, system)
+    params = ExportParams(min_score, min_assistant_turns, max_tool_calls, max_chars, system, tools)
     try:
         report = export(list(sources), out, params)
     except (FileNotFoundError, ValueError) as exc:

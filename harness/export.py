@@ -40,6 +40,8 @@ class ExportParams:
     max_chars: int = 60_000
     system: bool = True
     """Keep the system prompt (the one the agent saw) as the first message."""
+    tools: bool = True
+    """Write the tool schemas (the model sees them in its prompt; they are most of a record's length)."""
 
 
 class NotChat(ValueError):
@@ -107,14 +109,11 @@ def drop_reason(record: Trajectory, messages: list[dict[str, Any]] | None, param
     return None
 
 
-def to_record(record: Trajectory, messages: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "messages": messages,
-        "tools": json.dumps(openai_tools(tool_views(record.services)), ensure_ascii=False),
-        "task_id": record.task_id,
-        "trial": record.trial,
-        "score": record.score,
-    }
+def to_record(record: Trajectory, messages: list[dict[str, Any]], tools: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {"messages": messages}
+    if tools:
+        out["tools"] = json.dumps(openai_tools(tool_views(record.services)), ensure_ascii=False)
+    return {**out, "task_id": record.task_id, "trial": record.trial, "score": record.score}
 
 
 @dataclass
@@ -141,7 +140,7 @@ def export_records(records: Iterable[Trajectory], params: ExportParams) -> tuple
         if reason is not None or messages is None:
             dropped[reason or "not_chat"] += 1
             continue
-        rows.append(to_record(record, messages))
+        rows.append(to_record(record, messages, params.tools))
     return rows, dropped
 
 

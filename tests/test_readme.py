@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from coworkenv.train.cli import main
@@ -21,7 +22,7 @@ def readme_commands() -> list[str]:
 
 def test_the_readme_has_exactly_two_setup_commands_and_ci_runs_the_test_one() -> None:
     main_job, tests = readme_commands()
-    assert "coworkenv demo" in main_job
+    assert main_job.endswith("coworkenv pipeline --out pipeline-out")
     ci = (ROOT / ".ci/run").read_text()
     assert tests.strip() in ci, "the README's test command must be what .ci/run runs"
 
@@ -50,3 +51,20 @@ def test_services_lists_every_service_with_its_tools() -> None:
     result = CliRunner().invoke(main, ["services", "--json"])
     rows = {r["service"]: r["tools"] for r in json.loads(result.output)}
     assert "escalate_ticket" in rows["tickets"] and len(rows["email"]) >= 8
+
+
+def test_the_main_job_runs_the_whole_pipeline_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("trl")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    out = tmp_path / "pipeline"
+    args = ["pipeline", "--out", str(out), "--count", "6", "--trials", "2", "--sft-steps", "2"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "pipeline.json").read_text())
+    assert summary["teacher"] == "replay" and summary["demonstrations"] > 0
+    assert len(list((out / "tasks").glob("*.json"))) == 7  # six tasks and the synthesis report
+    replay = [json.loads(line) for line in (out / "runs/replay/trajectories.jsonl").read_text().splitlines()]
+    noop = [json.loads(line) for line in (out / "runs/noop/trajectories.jsonl").read_text().splitlines()]
+    assert len(replay) == 12 and all(r["grade"]["score"] == 1.0 for r in replay)
+    assert all(r["grade"]["score"] == 0.0 for r in noop)
+    assert (out / "sft-adapter" / "adapter_config.json").exists()

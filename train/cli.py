@@ -9,6 +9,7 @@ from coworkenv.servers.cli import COMMANDS as SERVER_COMMANDS
 from coworkenv.synth.cli import COMMANDS as SYNTH_COMMANDS
 from coworkenv.synth.cli_synth import COMMANDS as SYNTHESIS_COMMANDS
 from coworkenv.train.commands import COMMANDS as TRAIN_COMMANDS
+from coworkenv.train.pipeline import pipeline_cmd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,5 +18,5 @@ def main() -> None:
     """coworkenv: executable work environments for training and evaluating AI coworker agents."""
 
 
-for _cmd in [*SERVER_COMMANDS, *SYNTH_COMMANDS, *SYNTHESIS_COMMANDS, *HARNESS_COMMANDS, *TRAIN_COMMANDS]:
+for _cmd in [*SERVER_COMMANDS, *SYNTH_COMMANDS, *SYNTHESIS_COMMANDS, *HARNESS_COMMANDS, *TRAIN_COMMANDS, pipeline_cmd]:
     main.add_command(_cmd)

@@ -162,6 +162,14 @@ def build_trainer(options: SFTOptions) -> Any:
 def run_sft(options: SFTOptions) -> SFTResult:
     """Train a LoRA adapter; writes it, the tokenizer and ``coworkenv_sft.json`` (options, losses) to ``out``."""
     trainer = build_trainer(options)
+    if len(trainer.train_dataset) == 0:
+        from coworkenv.train.data import DataError
+
+        raise DataError(
+            f"no example of {options.data} has an assistant token within --max-length {options.max_length} "
+            "(the tool schemas and system prompt come first and were all that fit); raise --max-length, or "
+            "export with --no-tools/--no-system for a small model"
+        )
     trainer.train()
     out = Path(options.out)
     trainer.save_model(str(out))
