@@ -32,12 +32,12 @@ def _invoke(ctx: click.Context, name: str, **params: Any) -> None:
     group = ctx.parent.command if ctx.parent else None
     if not isinstance(group, click.Group):
         raise click.ClickException("the pipeline must run as a subcommand of coworkenv")
-    command: click.Command | None = group
+    command: click.Command = group
     for part in name.split():
-        assert isinstance(command, click.Group)
-        command = command.commands.get(part)
-        if command is None:
+        found = command.commands.get(part) if isinstance(command, click.Group) else None
+        if found is None:
             raise click.ClickException(f"coworkenv {name} is not installed")
+        command = found
     ctx.invoke(command, **params)
 
 
