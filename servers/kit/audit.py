@@ -58,6 +58,7 @@ def write_row(
     error: str | None,
     duration_ms: float,
     state_changed: bool,
+    result_json: str | None = None,
 ) -> int:
     cur = conn.execute(
         "INSERT INTO _audit (sim_time, wall_time, actor, tool, arguments, outcome, result, error, duration_ms,"
@@ -69,7 +70,7 @@ def write_row(
             tool,
             to_json(arguments),
             outcome,
-            None if result is None else to_json(result),
+            result_json if result_json is not None else (None if result is None else to_json(result)),
             error,
             round(duration_ms, 4),
             int(state_changed),

@@ -328,6 +328,7 @@ class ServiceState:
                 arguments=dict(raw) if isinstance(raw, Mapping) else raw,
                 outcome=outcome,
                 result=data,
+                result_json=text if outcome == "ok" else None,
                 error=None if outcome == "ok" else text,
                 duration_ms=(time.perf_counter() - started) * 1000,
                 state_changed=changed,
@@ -337,6 +338,11 @@ class ServiceState:
             conn.execute("ROLLBACK")
             raise
         return ToolResult(name, outcome, data, text, seq)
+
+    def _undo(self) -> None:
+        """Drop what a failed tool body wrote; the call's audit row then goes in a fresh transaction."""
+        self.conn.execute("ROLLBACK")
+        self.conn.execute("BEGIN")
 
     def _run(
         self, spec: ToolSpec, raw: Mapping[str, Any], actor: str
@@ -355,7 +361,6 @@ class ServiceState:
             )
         conn = self.conn
         before = conn.total_changes
-        conn.execute("SAVEPOINT tool_call")
         try:
             coro = spec.fn(ToolContext(self, actor), **{k: getattr(args, k) for k in type(args).model_fields})
             try:
@@ -366,15 +371,12 @@ class ServiceState:
                 coro.close()
                 raise RuntimeError(f"tool {spec.name} suspended inside its transaction")
             data = model.model_dump(mode="json")
-            conn.execute("RELEASE tool_call")
             return "ok", data, audit.to_json(data), conn.total_changes != before
         except ServiceError as exc:
-            conn.execute("ROLLBACK TO tool_call")
-            conn.execute("RELEASE tool_call")
+            self._undo()
             return "error", None, str(exc), False
         except ValidationError as exc:  # a tool tried to store a record that breaks its model
-            conn.execute("ROLLBACK TO tool_call")
-            conn.execute("RELEASE tool_call")
+            self._undo()
             return (
                 "error",
                 None,
@@ -382,8 +384,7 @@ class ServiceState:
                 False,
             )
         except Exception:
-            conn.execute("ROLLBACK TO tool_call")
-            conn.execute("RELEASE tool_call")
+            self._undo()
             log.exception("tool %s of %s crashed", spec.name, self.service.name)
             return "internal_error", None, f"Internal error in {spec.name}; nothing was changed. Try again.", False
 
