@@ -26,16 +26,17 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 
-from coworkenv.servers import SERVICES, Environment
+from coworkenv.servers import Environment
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "servers/examples"
+FOUR = ("email", "tickets", "crm", "payments")  # the design card's four services
 UNIQUE = {("email", "mailboxes"), ("email", "labels")}  # one per address: not copied
 CALL = ("tickets", "get_ticket", {"ticket_id": "tkt_1001"})
 
 
 def scaled_seeds(target: int) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """The example seeds of every service, copied with fresh ids until they hold about `target` records."""
-    base = {name: json.loads((EXAMPLES / f"{name}.json").read_text()) for name in SERVICES}
+    base = {name: json.loads((EXAMPLES / f"{name}.json").read_text()) for name in FOUR}
     total = sum(len(rows) for seed in base.values() for rows in seed.values())
     copies = max(1, round(target / total))
     out: dict[str, dict[str, list[dict[str, Any]]]] = {}
