@@ -12,19 +12,20 @@ Every failure is a :class:`Diagnostic` naming the check, what it expected and wh
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import anyio
 from pydantic import BaseModel
 
 from coworkenv.synth.diagnostics import Diagnostic, json_path
-from coworkenv.synth.grader import Grade
+from coworkenv.synth.grader import CheckResult, ForbiddenResult, Grade
 from coworkenv.synth.runner import Trial, run_steps
 from coworkenv.synth.said import numbers_in
 from coworkenv.synth.task import SayStep, Step, Task, ToolStep, is_ref
 
 SCORE_EPSILON = 1e-9
+R = TypeVar("R", CheckResult, ForbiddenResult)
 
 
 class MutationResult(BaseModel):
@@ -56,57 +57,61 @@ def _reference_diagnostics(task: Task, trial: Trial, g: Grade) -> list[Diagnosti
                 fix="Fix the step's tool or arguments (or the seed it relies on) so that it succeeds.",
             )
         )
-    for i, c in enumerate(g.checks):
-        if not c.passed and not c.blocked_by:  # a check blocked by another's failure: that one is reported
-            out.append(
-                Diagnostic(
-                    code="REFERENCE_FAILS_CHECK",
-                    path=json_path("completion_checks", i),
-                    check=c.id,
-                    message=f"the reference solution does not pass this check: {c.reason}.",
-                    fix="Correct the check's expectation, or the reference solution, so that a right run passes.",
-                )
-            )
-    for i, f in enumerate(g.forbidden):
-        if f.triggered:
-            out.append(
-                Diagnostic(
-                    code="REFERENCE_TRIPS_FORBIDDEN",
-                    path=json_path("forbidden_actions", i),
-                    check=f.id,
-                    message=f"the reference solution commits this forbidden action: {f.found}.",
-                    fix="Narrow the forbidden match so the right run does not match it, or fix the reference.",
-                )
-            )
+    # a check blocked by another's failure is left out: the one blocking it is reported
+    out += _flagged(
+        g.checks,
+        "completion_checks",
+        "REFERENCE_FAILS_CHECK",
+        lambda c: not c.passed and not c.blocked_by,
+        lambda c: f"the reference solution does not pass this check: {c.reason}.",
+        "Correct the check's expectation, or the reference solution, so that a right run passes.",
+    )
+    out += _flagged(
+        g.forbidden,
+        "forbidden_actions",
+        "REFERENCE_TRIPS_FORBIDDEN",
+        lambda f: f.triggered,
+        lambda f: f"the reference solution commits this forbidden action: {f.found}.",
+        "Narrow the forbidden match so the right run does not match it, or fix the reference.",
+    )
     return out
 
 
 def _noop_diagnostics(g: Grade) -> list[Diagnostic]:
-    out = []
-    for i, c in enumerate(g.checks):
-        if c.passed:
-            out.append(
-                Diagnostic(
-                    code="NOOP_PASSES_CHECK",
-                    path=json_path("completion_checks", i),
-                    check=c.id,
-                    message=f"doing nothing passes this check (worth {c.weight:g}), so a no-op run scores "
-                    f"completion {g.completion:g}: expected {c.expected}; found {c.found}.",
-                    fix="Check for something only the work produces, or list in 'requires' a check that needs the work.",
-                )
-            )
-    for i, f in enumerate(g.forbidden):
-        if f.triggered:
-            out.append(
-                Diagnostic(
-                    code="NOOP_TRIPS_FORBIDDEN",
-                    path=json_path("forbidden_actions", i),
-                    check=f.id,
-                    message=f"doing nothing already matches this forbidden action: {f.found}.",
-                    fix="Match what the agent would do wrong, not something true of the seed.",
-                )
-            )
-    return out
+    return _flagged(
+        g.checks,
+        "completion_checks",
+        "NOOP_PASSES_CHECK",
+        lambda c: c.passed,
+        lambda c: (
+            f"doing nothing passes this check (worth {c.weight:g}), so a no-op run scores "
+            f"completion {g.completion:g}: expected {c.expected}; found {c.found}."
+        ),
+        "Check for something only the work produces, or list in 'requires' a check that needs the work.",
+    ) + _flagged(
+        g.forbidden,
+        "forbidden_actions",
+        "NOOP_TRIPS_FORBIDDEN",
+        lambda f: f.triggered,
+        lambda f: f"doing nothing already matches this forbidden action: {f.found}.",
+        "Match what the agent would do wrong, not something true of the seed.",
+    )
+
+
+def _flagged(
+    results: Sequence[R],
+    section: str,
+    code: str,
+    flagged: Callable[[R], bool],
+    message: Callable[[R], str],
+    fix: str,
+) -> list[Diagnostic]:
+    """One diagnostic per check (or forbidden action) result that ``flagged`` picks, at its place in ``section``."""
+    return [
+        Diagnostic(code=code, path=json_path(section, i), check=r.id, message=message(r), fix=fix)
+        for i, r in enumerate(results)
+        if flagged(r)
+    ]
 
 
 async def _forbidden_diagnostics(task: Task, via_mcp: bool) -> list[Diagnostic]:

@@ -1,4 +1,5 @@
-"""Shared test helpers: the anyio backend, and an in-memory MCP client onto a fresh service."""
+"""Shared test helpers: the anyio backend, an in-memory MCP client onto a fresh service, and a small tickets
+seed (an enterprise customer with an old open ticket) that the synth and harness tests build tasks on."""
 
 from __future__ import annotations
 
@@ -14,6 +15,29 @@ from mcp.types import CallToolResult, TextContent
 from coworkenv.servers.kit import Environment, Service
 
 NOW = "2026-03-02T09:00:00Z"
+BIG_CORP_SEED: dict[str, Any] = {
+    "organizations": [
+        {"id": "org_big", "name": "Big Corp", "domain": "big.com", "tags": ["enterprise"]},
+        {"id": "org_small", "name": "Small Shop", "domain": "small.com", "tags": ["starter"]},
+    ],
+    "users": [
+        {"id": "usr_kim", "name": "Kim Nguyen", "email": "kim@brightwave.io", "role": "agent"},
+        {"id": "usr_ann", "name": "Ann Big", "email": "ann@big.com", "organization_id": "org_big"},
+    ],
+    "tickets": [
+        {
+            "id": "tkt_1",
+            "subject": "Outage at Big",
+            "requester_id": "usr_ann",
+            "organization_id": "org_big",
+            "status": "open",
+            "priority": "high",
+            "created_at": "2026-02-20T09:00:00Z",
+            "updated_at": "2026-02-20T09:00:00Z",
+        }
+    ],
+}
+"""Tickets seed: Big Corp (enterprise) with its old open ticket tkt_1; Small Shop (starter) with no one yet."""
 
 
 @pytest.fixture

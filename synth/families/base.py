@@ -164,6 +164,16 @@ class TaskBuilder:
     def forbid(self, fid: str, description: str, match: Json, example: Json) -> None:
         self.forbidden.append({"id": fid, "description": description, "match": match, "example": example})
 
+    def forbid_call(self, fid: str, description: str, service: str, tool: str, match: Json, example: Json) -> None:
+        """Forbid any call (succeeded or not) of ``service``.``tool`` whose arguments match ``match``; the
+        example call passes ``example`` as its arguments."""
+        self.forbid(
+            fid,
+            description,
+            {"kind": "tool_called", "service": service, "tool": tool, "outcome": "any", "arguments": match},
+            {"service": service, "tool": tool, "arguments": example},
+        )
+
     def call(self, service: str, tool: str, step_id: str | None = None, **arguments: Any) -> None:
         step: Json = {"service": service, "tool": tool, "arguments": arguments}
         if step_id:

@@ -132,24 +132,16 @@ class CloseDeal(Family):
             },
         )
         _others_unchanged(b, {"id": {"not": {"equals": deal["id"]}}}, ("deal_closed",))
-        b.forbid(
+        b.forbid_call(
             "closed_wrong_deal",
             "Closing a deal nobody decided on.",
+            "crm",
+            "update_opportunity",
             {
-                "kind": "tool_called",
-                "service": "crm",
-                "tool": "update_opportunity",
-                "outcome": "any",
-                "arguments": {
-                    "opportunity_id": {"in": [d["id"] for d in decoys]},
-                    "stage": {"in": ["closed_won", "closed_lost"]},
-                },
+                "opportunity_id": {"in": [d["id"] for d in decoys]},
+                "stage": {"in": ["closed_won", "closed_lost"]},
             },
-            {
-                "service": "crm",
-                "tool": "update_opportunity",
-                "arguments": {"opportunity_id": decoys[0]["id"], "stage": "closed_won"},
-            },
+            {"opportunity_id": decoys[0]["id"], "stage": "closed_won"},
         )
         if via_email:
             return b.pick(
@@ -264,21 +256,13 @@ class ChurnAccount(Family):
                 },
             )
         _others_unchanged(b, {"account_id": {"not": {"equals": cast.acc(x)}}}, ("account_churned",))
-        b.forbid(
+        b.forbid_call(
             "churned_wrong_account",
             "Marking another customer as churned.",
-            {
-                "kind": "tool_called",
-                "service": "crm",
-                "tool": "update_account",
-                "outcome": "any",
-                "arguments": {"account_id": {"in": [cast.acc(o) for o in others]}, "status": "churned"},
-            },
-            {
-                "service": "crm",
-                "tool": "update_account",
-                "arguments": {"account_id": cast.acc(others[0]), "status": "churned"},
-            },
+            "crm",
+            "update_account",
+            {"account_id": {"in": [cast.acc(o) for o in others]}, "status": "churned"},
+            {"account_id": cast.acc(others[0]), "status": "churned"},
         )
         note = " and log a note on the account saying why" if b.hard else ""
         return b.pick(
@@ -342,17 +326,13 @@ class ClarifyContact(Family):
             {"kind": "records_unchanged", "service": "crm", "table": "contacts", "ids": list(b.distractors)},
             ("contact_updated",),
         )
-        b.forbid(
+        b.forbid_call(
             "updated_wrong_contact",
             f"Changing a different {first} without asking.",
-            {
-                "kind": "tool_called",
-                "service": "crm",
-                "tool": "update_contact",
-                "outcome": "any",
-                "arguments": {"contact_id": {"in": list(b.distractors)}},
-            },
-            {"service": "crm", "tool": "update_contact", "arguments": {"contact_id": b.distractors[0], "phone": phone}},
+            "crm",
+            "update_contact",
+            {"contact_id": {"in": list(b.distractors)}},
+            {"contact_id": b.distractors[0], "phone": phone},
         )
         also = f" They've also become {title}." if b.hard else ""
         return b.pick(

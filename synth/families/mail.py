@@ -94,21 +94,13 @@ class ForwardQuestion(Family):
             {"kind": "records_unchanged", "service": "email", "table": "messages", "ids": list(b.distractors)},
             ("forwarded",),
         )
-        b.forbid(
+        b.forbid_call(
             "answered_customer",
             "Answering the customer instead of letting the colleague do it.",
-            {
-                "kind": "tool_called",
-                "service": "email",
-                "tool": "reply_to_message",
-                "outcome": "any",
-                "arguments": {"message_id": target["id"]},
-            },
-            {
-                "service": "email",
-                "tool": "reply_to_message",
-                "arguments": {"message_id": target["id"], "body": "Good question, I think the answer is yes."},
-            },
+            "email",
+            "reply_to_message",
+            {"message_id": target["id"]},
+            {"message_id": target["id"], "body": "Good question, I think the answer is yes."},
         )
         dont = b.pick(
             f"Don't reply to {p.first} yourself.",

@@ -18,7 +18,7 @@ from coworkenv.synth.families.base import (
     money,
 )
 from coworkenv.synth.families.names import Company
-from coworkenv.synth.families.seeds import Cast, charge, comment, filler_charges, ticket
+from coworkenv.synth.families.seeds import Cast, charge, comment, filler_charges, public_reply_check, ticket
 from coworkenv.synth.families.texts import PLANS
 
 CUSTOMER = {"$ref": "customer.items.0.id"}
@@ -101,17 +101,13 @@ def refund_checks(b: TaskBuilder, pair: DuplicatePair, weight: float) -> None:
         },
     )
     legit = [e["id"] for e in pair.earlier]
-    b.forbid(
+    b.forbid_call(
         "refunded_earlier_month",
         "Refunding an earlier month's charge, which the customer owed.",
-        {
-            "kind": "tool_called",
-            "service": "payments",
-            "tool": "create_refund",
-            "outcome": "any",
-            "arguments": {"charge": {"in": legit}},
-        },
-        {"service": "payments", "tool": "create_refund", "arguments": {"charge": legit[0], "reason": "duplicate"}},
+        "payments",
+        "create_refund",
+        {"charge": {"in": legit}},
+        {"charge": legit[0], "reason": "duplicate"},
     )
 
 
@@ -217,17 +213,7 @@ class TicketDuplicateRefund(Family):
         b.call("tickets", "update_ticket", ticket_id=t["id"], status="solved")
 
         refund_checks(b, pair, 0.5)
-        b.check(
-            "customer_told",
-            0.25,
-            "The customer gets a public reply on the ticket.",
-            {
-                "kind": "record_exists",
-                "service": "tickets",
-                "table": "comments",
-                "where": {"ticket_id": t["id"], "public": True, "created_at": {"gte": b.now_iso}},
-            },
-        )
+        public_reply_check(b, t["id"], 0.25)
         b.check(
             "ticket_solved",
             0.25,

@@ -190,6 +190,21 @@ def comment(b: TaskBuilder, ticket_id: str, author: str | None, body: str, creat
     return b.add("tickets", "comments", {**record, "public": public, "created_at": created})
 
 
+def public_reply_check(b: TaskBuilder, ticket_id: str, weight: float) -> None:
+    """The check ``customer_told``: the customer gets a public reply on the ticket during the run."""
+    b.check(
+        "customer_told",
+        weight,
+        "The customer gets a public reply on the ticket.",
+        {
+            "kind": "record_exists",
+            "service": "tickets",
+            "table": "comments",
+            "where": {"ticket_id": ticket_id, "public": True, "created_at": {"gte": b.now_iso}},
+        },
+    )
+
+
 def mail(
     b: TaskBuilder,
     sender: tuple[str, str],

@@ -16,30 +16,9 @@ from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, U
 from coworkenv.harness.trajectory import Trajectory
 from coworkenv.synth.grader import Grade
 from coworkenv.synth.task import Difficulty, Task
+from tests.conftest import BIG_CORP_SEED, NOW
 
-NOW = "2026-03-02T09:00:00Z"
-SEED: dict[str, Any] = {
-    "organizations": [
-        {"id": "org_big", "name": "Big Corp", "domain": "big.com", "tags": ["enterprise"]},
-        {"id": "org_small", "name": "Small Shop", "domain": "small.com", "tags": ["starter"]},
-    ],
-    "users": [
-        {"id": "usr_kim", "name": "Kim Nguyen", "email": "kim@brightwave.io", "role": "agent"},
-        {"id": "usr_ann", "name": "Ann Big", "email": "ann@big.com", "organization_id": "org_big"},
-    ],
-    "tickets": [
-        {
-            "id": "tkt_1",
-            "subject": "Outage at Big",
-            "requester_id": "usr_ann",
-            "organization_id": "org_big",
-            "status": "open",
-            "priority": "high",
-            "created_at": "2026-02-20T09:00:00Z",
-            "updated_at": "2026-02-20T09:00:00Z",
-        }
-    ],
-}
+SEED = BIG_CORP_SEED  # the shared tickets seed (tests/conftest.py)
 FACT = "The escalation reason is the contract SLA breach."
 
 

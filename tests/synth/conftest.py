@@ -7,29 +7,16 @@ from typing import Any
 
 import pytest
 
-NOW = "2026-03-02T09:00:00Z"
+from tests.conftest import BIG_CORP_SEED, NOW
 
 SEED: dict[str, Any] = {
-    "organizations": [
-        {"id": "org_big", "name": "Big Corp", "domain": "big.com", "tags": ["enterprise"]},
-        {"id": "org_small", "name": "Small Shop", "domain": "small.com", "tags": ["starter"]},
-    ],
+    "organizations": BIG_CORP_SEED["organizations"],
     "users": [
-        {"id": "usr_kim", "name": "Kim Nguyen", "email": "kim@brightwave.io", "role": "agent"},
-        {"id": "usr_ann", "name": "Ann Big", "email": "ann@big.com", "organization_id": "org_big"},
+        *BIG_CORP_SEED["users"],
         {"id": "usr_bob", "name": "Bob Small", "email": "bob@small.com", "organization_id": "org_small"},
     ],
     "tickets": [
-        {
-            "id": "tkt_1",
-            "subject": "Outage at Big",
-            "requester_id": "usr_ann",
-            "organization_id": "org_big",
-            "status": "open",
-            "priority": "high",
-            "created_at": "2026-02-20T09:00:00Z",
-            "updated_at": "2026-02-20T09:00:00Z",
-        },
+        *BIG_CORP_SEED["tickets"],
         {
             "id": "tkt_2",
             "subject": "Question from Small",
@@ -42,6 +29,7 @@ SEED: dict[str, Any] = {
         },
     ],
 }
+"""The shared Big Corp seed plus a Small Shop customer with a fresh open ticket (tkt_2)."""
 
 
 def base_task() -> dict[str, Any]:
