@@ -60,10 +60,7 @@ def channel_by_ref(ctx: ToolContext, ref: str) -> Row:
 
 
 def message_by_id(ctx: ToolContext, message_id: str) -> Row:
-    row = ctx.table("messages").get(message_id)
-    if row is None:
-        raise NotFound("message", message_id, "Use search_messages or get_channel_history to find its id.")
-    return row
+    return ctx.fetch("messages", message_id, "message", "Use search_messages or get_channel_history to find its id.")
 
 
 def label(ctx: ToolContext, channel: Row) -> str:

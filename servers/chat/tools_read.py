@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field
 
@@ -20,7 +20,7 @@ from coworkenv.servers.chat.common import (
     user_by_ref,
 )
 from coworkenv.servers.chat.models import ChannelPage, MessagePage, Thread, User, UserPage
-from coworkenv.servers.kit import PageSize, PageToken, Timestamp, ToolContext, contains_clause, tool
+from coworkenv.servers.kit import PageSize, PageToken, Timestamp, ToolContext, Where, tool
 
 _IS_MEMBER = "EXISTS (SELECT 1 FROM json_each(channels.members) WHERE value = ?)"
 
@@ -43,18 +43,13 @@ async def list_channels(
     member of, with the topic, member count and whether they are a member (is_member). Set
     include_direct_messages to also list their DM conversations (after the channels)."""
     user = acting_user(ctx, as_user)
-    where = [f"((is_private = 0 AND is_dm = 0) OR {_IS_MEMBER})"]
-    params: list[Any] = [user["id"]]
+    where = Where().raw(f"((is_private = 0 AND is_dm = 0) OR {_IS_MEMBER})", user["id"])
     if not include_direct_messages:
-        where.append("is_dm = 0")
+        where.raw("is_dm = 0")
     if member_only:
-        where.append(_IS_MEMBER)
-        params.append(user["id"])
-    if query:
-        clause, p = contains_clause(["name", "topic"], query.lstrip("#"))
-        where.append(clause)
-        params += p
-    rows, total, nxt = ctx.paginate("channels", " AND ".join(where), params, "is_dm, name, id", page_size, page_token)
+        where.has_tag("channels.members", user["id"])
+    where.text(["name", "topic"], query and query.lstrip("#"))
+    rows, total, nxt = ctx.paginate("channels", where.sql, where.params, "is_dm, name, id", page_size, page_token)
     return ChannelPage(items=[channel_summary(r, user) for r in rows], total=total, next_page_token=nxt)
 
 
@@ -78,16 +73,11 @@ async def get_channel_history(
     user = acting_user(ctx, as_user)
     row = channel_by_ref(ctx, channel)
     require_read(row, user)
-    where = ["channel_id = ?", "thread_id IS NULL"]
-    params: list[Any] = [row["id"]]
-    if oldest:
-        where.append("created_at >= ?")
-        params.append(oldest)
-    if latest:
-        where.append("created_at < ?")
-        params.append(latest)
+    where = (
+        Where().eq("channel_id", row["id"]).raw("thread_id IS NULL").gte("created_at", oldest).lt("created_at", latest)
+    )
     rows, total, nxt = ctx.paginate(
-        "messages", " AND ".join(where), params, "created_at DESC, id DESC", page_size, page_token
+        "messages", where.sql, where.params, "created_at DESC, id DESC", page_size, page_token
     )
     return MessagePage(items=[message_view(ctx, m, row) for m in rows], total=total, next_page_token=nxt)
 
@@ -123,23 +113,13 @@ async def search_messages(
         scope = [row["id"]]
     else:
         scope = readable_channel_ids(ctx, user)
-    where = [f"channel_id IN ({', '.join('?' * len(scope))})" if scope else "0"]
-    params: list[Any] = list(scope)
-    if query:
-        clause, p = contains_clause(["text"], query)
-        where.append(clause)
-        params += p
+    where = Where().any_of("channel_id", scope) if scope else Where().raw("0")
+    where.text(["text"], query)
     if from_user:
-        where.append("user_id = ?")
-        params.append(user_by_ref(ctx, from_user, "from_user")["id"])
-    if after:
-        where.append("created_at >= ?")
-        params.append(after)
-    if before:
-        where.append("created_at < ?")
-        params.append(before)
+        where.eq("user_id", user_by_ref(ctx, from_user, "from_user")["id"])
+    where.gte("created_at", after).lt("created_at", before)
     rows, total, nxt = ctx.paginate(
-        "messages", " AND ".join(where), params, "created_at DESC, id DESC", page_size, page_token
+        "messages", where.sql, where.params, "created_at DESC, id DESC", page_size, page_token
     )
     return MessagePage(items=[message_view(ctx, m) for m in rows], total=total, next_page_token=nxt)
 
@@ -169,8 +149,8 @@ async def list_users(
     page_token: PageToken = None,
 ) -> UserPage:
     """List the members of the chat workspace by name, with their email and job title."""
-    where, params = contains_clause(["name", "email", "title"], query) if query else ("", [])
-    rows, total, nxt = ctx.paginate("users", where, params, "name, id", page_size, page_token)
+    where = Where().text(["name", "email", "title"], query)
+    rows, total, nxt = ctx.paginate("users", where.sql, where.params, "name, id", page_size, page_token)
     return UserPage(items=[User.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 

@@ -19,16 +19,12 @@ from coworkenv.servers.crm.models import (
     OpportunityPage,
     Stage,
 )
-from coworkenv.servers.kit import PageSize, PageToken, ServiceError, ToolContext, contains_clause, tool
+from coworkenv.servers.kit import PageSize, PageToken, ServiceError, ToolContext, Where, tool
 
 OpportunityId = Annotated[str, Field(description="The opportunity's id. Example: 'opp_northwind_renewal'")]
 Amount = Annotated[int, Field(description="Deal value in cents (USD); $48,000.00 is 4800000. Example: 4800000")]
 Day = Annotated[str, Field(description="A calendar date, YYYY-MM-DD. Example: '2026-04-30'")]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
-
-
-def _where(parts: list[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
-    return " AND ".join(p[0] for p in parts), [v for p in parts for v in p[1]]
 
 
 # ---------------------------------------------------------------------------------------------- opportunities
@@ -52,22 +48,13 @@ async def search_opportunities(
 ) -> OpportunityPage:
     """Search opportunities (deals in the sales pipeline), soonest close date first. Filters combine (AND);
     omit one to not filter on it. Amounts are in cents."""
-    parts = [contains_clause(["name"], query)] if query else []
-    for column, value in (("account_id", account_id), ("owner_id", owner_id)):
-        if value:
-            parts.append((f"{column} = ?", [value]))
-    if stage:
-        parts.append((f"stage IN ({', '.join('?' * len(stage))})", list(stage)))
+    where = Where().text(["name"], query).eq("account_id", account_id).eq("owner_id", owner_id).any_of("stage", stage)
     if is_open is not None:
-        parts.append((f"stage {'NOT ' if is_open else ''}IN (?, ?)", list(CLOSED_STAGES)))
-    if close_after:
-        parts.append(("close_date >= ?", [rules.check_date(close_after, "close_after")]))
-    if close_before:
-        parts.append(("close_date < ?", [rules.check_date(close_before, "close_before")]))
-    if min_amount is not None:
-        parts.append(("amount >= ?", [min_amount]))
-    where, params = _where(parts)
-    rows, total, nxt = ctx.paginate("opportunities", where, params, "close_date, id", page_size, page_token)
+        where.raw(f"stage {'NOT ' if is_open else ''}IN (?, ?)", *CLOSED_STAGES)
+    where.gte("close_date", close_after and rules.check_date(close_after, "close_after"))
+    where.lt("close_date", close_before and rules.check_date(close_before, "close_before"))
+    where.gte("amount", min_amount)
+    rows, total, nxt = ctx.paginate("opportunities", where.sql, where.params, "close_date, id", page_size, page_token)
     return OpportunityPage(items=[Opportunity.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 
@@ -267,7 +254,7 @@ async def list_activities(
 ) -> ActivityPage:
     """List logged activities (notes, calls, emails, meetings), newest first: an account's, a contact's or
     a deal's history. Filters combine (AND)."""
-    parts: list[tuple[str, list[Any]]] = []
+    where = Where()
     for column, value, lookup in (
         ("account_id", account_id, rules.get_account),
         ("contact_id", contact_id, rules.get_contact),
@@ -275,11 +262,11 @@ async def list_activities(
     ):
         if value:
             lookup(ctx, value)
-            parts.append((f"{column} = ?", [value]))
-    if type:
-        parts.append((f"type IN ({', '.join('?' * len(type))})", list(type)))
-    where, params = _where(parts)
-    rows, total, nxt = ctx.paginate("activities", where, params, "created_at DESC, id DESC", page_size, page_token)
+            where.eq(column, value)
+    where.any_of("type", type)
+    rows, total, nxt = ctx.paginate(
+        "activities", where.sql, where.params, "created_at DESC, id DESC", page_size, page_token
+    )
     return ActivityPage(items=[Activity.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 

@@ -6,7 +6,7 @@ import re
 from datetime import date
 from typing import Any
 
-from coworkenv.servers.kit import NotFound, ServiceError, ToolContext
+from coworkenv.servers.kit import ServiceError, ToolContext
 from coworkenv.servers.kit.store import Row
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
@@ -14,10 +14,7 @@ _DOMAIN_LABEL = re.compile(r"^[^\W_](?:(?:[^\W_]|-)*[^\W_])?$")
 
 
 def get_user(ctx: ToolContext, user_id: str) -> Row:
-    row = ctx.table("users").get(user_id)
-    if row is None:
-        raise NotFound("user", user_id, "Use list_users to find the staff member's id (ids start with 'usr_').")
-    return row
+    return ctx.fetch("users", user_id, "user", "Use list_users to find the staff member's id (ids start with 'usr_').")
 
 
 def check_owner(ctx: ToolContext, owner_id: str) -> Row:
@@ -32,28 +29,24 @@ def check_owner(ctx: ToolContext, owner_id: str) -> Row:
 
 
 def get_account(ctx: ToolContext, account_id: str) -> Row:
-    row = ctx.table("accounts").get(account_id)
-    if row is None:
-        raise NotFound("account", account_id, "Use search_accounts to find the account's id (ids start with 'acc_').")
-    return row
+    return ctx.fetch(
+        "accounts", account_id, "account", "Use search_accounts to find the account's id (ids start with 'acc_')."
+    )
 
 
 def get_contact(ctx: ToolContext, contact_id: str) -> Row:
-    row = ctx.table("contacts").get(contact_id)
-    if row is None:
-        raise NotFound("contact", contact_id, "Use search_contacts to find the contact's id (ids start with 'con_').")
-    return row
+    return ctx.fetch(
+        "contacts", contact_id, "contact", "Use search_contacts to find the contact's id (ids start with 'con_')."
+    )
 
 
 def get_opportunity(ctx: ToolContext, opportunity_id: str) -> Row:
-    row = ctx.table("opportunities").get(opportunity_id)
-    if row is None:
-        raise NotFound(
-            "opportunity",
-            opportunity_id,
-            "Use search_opportunities to find the opportunity's id (ids start with 'opp_').",
-        )
-    return row
+    return ctx.fetch(
+        "opportunities",
+        opportunity_id,
+        "opportunity",
+        "Use search_opportunities to find the opportunity's id (ids start with 'opp_').",
+    )
 
 
 def check_email(email: str) -> str:

@@ -5,7 +5,6 @@ Opportunities and activities are in :mod:`.pipeline`; ``TOOLS`` gathers both.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
@@ -26,7 +25,7 @@ from coworkenv.servers.crm.models import (
     UserPage,
 )
 from coworkenv.servers.crm.pipeline import PIPELINE_TOOLS
-from coworkenv.servers.kit import PageSize, PageToken, ServiceError, ToolContext, contains_clause, tool
+from coworkenv.servers.kit import PageSize, PageToken, ServiceError, ToolContext, Where, tool
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 AccountId = Annotated[str, Field(description="The account's id. Example: 'acc_northwind'")]
@@ -35,14 +34,6 @@ ContactId = Annotated[str, Field(description="The contact's id. Example: 'con_ja
 # Allowed account status changes: a prospect becomes a customer (active); a customer may churn and be won back.
 STATUS_MOVES: dict[str, set[str]] = {"prospect": {"active"}, "active": {"churned"}, "churned": {"active"}}
 _OPEN = f"stage NOT IN ({', '.join(repr(s) for s in CLOSED_STAGES)})"
-
-
-def _and(parts: list[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
-    return " AND ".join(p[0] for p in parts), [v for p in parts for v in p[1]]
-
-
-def _in(column: str, values: Sequence[str] | None) -> list[tuple[str, list[Any]]]:
-    return [(f"{column} IN ({', '.join('?' * len(values))})", list(values))] if values else []
 
 
 # ---------------------------------------------------------------------------------------------- users
@@ -58,11 +49,10 @@ async def list_users(
 ) -> UserPage:
     """List our own staff (CRM users: account managers, support, finance), by name. Use it to find the id of
     an account manager before assigning an owner, or to see who someone is."""
-    parts = [contains_clause(["name", "email", "title"], query)] if query else []
+    where = Where().text(["name", "email", "title"], query)
     if not include_inactive:
-        parts.append(("active = 1", []))
-    where, params = _and(parts)
-    rows, total, nxt = ctx.paginate("users", where, params, "name, id", page_size, page_token)
+        where.raw("active = 1")
+    rows, total, nxt = ctx.paginate("users", where.sql, where.params, "name, id", page_size, page_token)
     return UserPage(items=[User.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 
@@ -94,14 +84,12 @@ async def search_accounts(
 ) -> AccountPage:
     """Search accounts (customer and prospect companies), by name. Filters combine (AND); omit one to not
     filter on it. Returns account records; use get_account for its contacts, open deals and manager."""
-    parts = [contains_clause(["name", "domain"], query)] if query else []
-    parts += _in("tier", tier) + _in("status", status)
-    if owner_id:
-        parts.append(("owner_id = ?", [owner_id]))
+    where = (
+        Where().text(["name", "domain"], query).any_of("tier", tier).any_of("status", status).eq("owner_id", owner_id)
+    )
     if industry:
-        parts.append(("casefold(industry) = ?", [industry.strip().casefold()]))
-    where, params = _and(parts)
-    rows, total, nxt = ctx.paginate("accounts", where, params, "name, id", page_size, page_token)
+        where.raw("casefold(industry) = ?", industry.strip().casefold())
+    rows, total, nxt = ctx.paginate("accounts", where.sql, where.params, "name, id", page_size, page_token)
     return AccountPage(items=[Account.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 
@@ -227,11 +215,8 @@ async def search_contacts(
 ) -> ContactPage:
     """Search contacts (the people at our accounts), by name. Use it to find who to talk to at a company,
     or which account a person or email address belongs to."""
-    parts = [contains_clause(["name", "email", "title"], query)] if query else []
-    if account_id:
-        parts.append(("account_id = ?", [account_id]))
-    where, params = _and(parts)
-    rows, total, nxt = ctx.paginate("contacts", where, params, "name, id", page_size, page_token)
+    where = Where().text(["name", "email", "title"], query).eq("account_id", account_id)
+    rows, total, nxt = ctx.paginate("contacts", where.sql, where.params, "name, id", page_size, page_token)
     return ContactPage(items=[Contact.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from coworkenv.servers.docs.models import RANK, DocumentSummary, DocumentView, RevisionView
-from coworkenv.servers.kit import NotFound, ServiceError, ToolContext
+from coworkenv.servers.kit import ServiceError, ToolContext
 
 Row = dict[str, Any]
 
@@ -64,9 +64,7 @@ def role_of(doc: Row, email: str) -> str | None:
 
 def document(ctx: ToolContext, document_id: str, user: Row, need: str = "viewer") -> tuple[Row, str]:
     """The document and the acting user's role on it; a business error when it is missing or the role too low."""
-    doc = ctx.table("documents").get(document_id)
-    if doc is None:
-        raise NotFound("document", document_id, "Use search_documents to find the document's id.")
+    doc = ctx.fetch("documents", document_id, "document", "Use search_documents to find the document's id.")
     role = role_of(doc, user["email"])
     if role is None:
         raise ServiceError(

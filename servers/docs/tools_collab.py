@@ -9,7 +9,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 from coworkenv.servers.docs.access import AsUser, DocumentId, acting_user, document, role_of, view
 from coworkenv.servers.docs.edits import READ_HINT, short
 from coworkenv.servers.docs.models import Comment, DocumentView, Email, Role
-from coworkenv.servers.kit import NotFound, ServiceError, ToolContext, tool
+from coworkenv.servers.kit import ServiceError, ToolContext, tool
 
 _EMAIL: TypeAdapter[str] = TypeAdapter(Email)
 ShareEmail = Annotated[
@@ -67,9 +67,9 @@ async def resolve_comment(
     """Mark a comment resolved, once what it asks is done. Its author or an editor of the document may resolve
     it; resolving an already resolved comment changes nothing."""
     user = acting_user(ctx, as_user)
-    comment = ctx.table("comments").get(comment_id)
-    if comment is None:
-        raise NotFound("comment", comment_id, "Use list_comments on the document to find the comment's id.")
+    comment = ctx.fetch(
+        "comments", comment_id, "comment", "Use list_comments on the document to find the comment's id."
+    )
     need = "commenter" if comment["author"] == user["email"] else "editor"
     document(ctx, comment["document_id"], user, need=need)
     if comment["resolved"]:

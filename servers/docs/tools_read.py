@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypeVar
 
 from pydantic import Field
 
@@ -28,7 +28,7 @@ from coworkenv.servers.docs.models import (
     RevisionSummary,
     RevisionView,
 )
-from coworkenv.servers.kit import PageSize, PageToken, ServiceError, Timestamp, ToolContext, contains_clause, tool
+from coworkenv.servers.kit import PageSize, PageToken, ServiceError, Timestamp, ToolContext, Where, tool
 
 T = TypeVar("T")
 
@@ -74,27 +74,11 @@ async def search_documents(
     """Find documents the acting user can open, most recently edited first. All filters combine (AND); omit one
     to not filter on it. Returns summaries with a snippet; read the whole content with get_document."""
     user = acting_user(ctx, as_user)
-    where = [_VISIBLE]
-    params: list[Any] = [user["email"], user["email"]]
-    if query:
-        clause, p = contains_clause(["title", "content"], query)
-        where.append(clause)
-        params += p
+    where = Where().raw(_VISIBLE, user["email"], user["email"]).text(["title", "content"], query)
     if owner:
-        where.append("owner = ?")
-        params.append(user["email"] if owner.strip().lower() == "me" else owner.strip().lower())
-    if folder_id:
-        where.append("folder_id = ?")
-        params.append(folder_id)
-    if modified_after:
-        where.append("updated_at >= ?")
-        params.append(modified_after)
-    if modified_before:
-        where.append("updated_at < ?")
-        params.append(modified_before)
-    rows, total, nxt = ctx.paginate(
-        "documents", " AND ".join(where), params, "updated_at DESC, id", page_size, page_token
-    )
+        where.raw("owner = ?", user["email"] if owner.strip().lower() == "me" else owner.strip().lower())
+    where.eq("folder_id", folder_id).gte("updated_at", modified_after).lt("updated_at", modified_before)
+    rows, total, nxt = ctx.paginate("documents", where.sql, where.params, "updated_at DESC, id", page_size, page_token)
     items = [summary(r, role_of(r, user["email"]) or "viewer") for r in rows]
     return DocumentPage(items=items, total=total, next_page_token=nxt)
 
@@ -181,6 +165,6 @@ async def list_folders(
     page_token: PageToken = None,
 ) -> FolderPage:
     """List the workspace's folders by name. Pass a folder's id to search_documents or create_document."""
-    where, params = ("parent_id = ?", [parent_id]) if parent_id else ("", [])
-    rows, total, nxt = ctx.paginate("folders", where, params, "name, id", page_size, page_token)
+    where = Where().eq("parent_id", parent_id)
+    rows, total, nxt = ctx.paginate("folders", where.sql, where.params, "name, id", page_size, page_token)
     return FolderPage(items=[Folder.model_validate(r) for r in rows], total=total, next_page_token=nxt)

@@ -25,6 +25,7 @@ from coworkenv.servers.kit import (
     ServiceError,
     Timestamp,
     ToolContext,
+    Where,
     contains_clause,
     tool,
 )
@@ -104,14 +105,14 @@ def has_label(column: str = "label_ids") -> str:
     return f"EXISTS (SELECT 1 FROM json_each(messages.{column}) WHERE value = ?)"
 
 
-def _in_lists(columns: list[str], query: str) -> tuple[str, list[Any]]:
-    parts: list[str] = []
-    params: list[Any] = []
-    for column in columns:
-        clause, p = contains_clause(["value"], query)
-        parts.append(f'EXISTS (SELECT 1 FROM json_each(messages."{column}") WHERE {clause})')
-        params += p
-    return "(" + " OR ".join(parts) + ")", params
+_NOT_SPAM_TRASH = "NOT EXISTS (SELECT 1 FROM json_each(messages.label_ids) WHERE value IN ('TRASH', 'SPAM'))"
+
+
+def _in_lists(columns: list[str], query: str) -> tuple[str, ...]:
+    """An SQL fragment and its values: an item of any of the JSON lists in ``columns`` contains ``query``."""
+    clause, params = contains_clause(["value"], query)
+    parts = [f'EXISTS (SELECT 1 FROM json_each(messages."{column}") WHERE {clause})' for column in columns]
+    return ("(" + " OR ".join(parts) + ")", *params * len(columns))
 
 
 # ---------------------------------------------------------------------------------------------- tools
@@ -125,8 +126,7 @@ async def get_profile(ctx: ToolContext, user_id: UserId = "me") -> Profile:
     total = msgs.count(where, [box["address"]])
     threads = {r["thread_id"] for r in msgs.select(where, [box["address"]])}
     unread = msgs.count(
-        f"{where} AND {has_label()} AND {has_label()} AND NOT EXISTS "
-        "(SELECT 1 FROM json_each(messages.label_ids) WHERE value IN ('TRASH', 'SPAM'))",
+        f"{where} AND {has_label()} AND {has_label()} AND {_NOT_SPAM_TRASH}",
         [box["address"], "INBOX", "UNREAD"],
     )
     return Profile(
@@ -177,39 +177,26 @@ async def search_messages(
     filter to not use it. Text filters match literally and ignore case. Returns summaries with a snippet; use
     get_message for the whole body or get_thread for the conversation."""
     box = mailbox(ctx, user_id)
-    where = ["mailbox = ?"]
-    params: list[Any] = [box["address"]]
-    for columns, value in (
-        (["subject", "body", "from_name", "from_address"], text),
-        (["from_address", "from_name"], from_address),
-        (["subject"], subject),
-    ):
-        if value:
-            clause, p = contains_clause(columns, value)
-            where.append(clause)
-            params += p
+    where = (
+        Where()
+        .eq("mailbox", box["address"])
+        .text(["subject", "body", "from_name", "from_address"], text)
+        .text(["from_address", "from_name"], from_address)
+        .text(["subject"], subject)
+    )
     if to_address:
-        clause, p = _in_lists(["to", "cc", "bcc"], to_address)
-        where.append(clause)
-        params += p
+        where.raw(*_in_lists(["to", "cc", "bcc"], to_address))
     wanted = [label_id(ctx, box, label) for label in label_ids or []]
     if is_unread is not None:
-        where.append(has_label() if is_unread else f"NOT {has_label()}")
-        params.append("UNREAD")
+        (where.has_tag if is_unread else where.lacks_tag)("messages.label_ids", "UNREAD")
     for label in wanted:
-        where.append(has_label())
-        params.append(label)
+        where.has_tag("messages.label_ids", label)
     if not include_spam_trash and not {"TRASH", "SPAM"} & set(wanted):
-        where.append("NOT EXISTS (SELECT 1 FROM json_each(messages.label_ids) WHERE value IN ('TRASH', 'SPAM'))")
+        where.raw(_NOT_SPAM_TRASH)
     if has_attachment is not None:
-        where.append(f"json_array_length(attachments) {'>' if has_attachment else '='} 0")
-    if after:
-        where.append("date >= ?")
-        params.append(after)
-    if before:
-        where.append("date < ?")
-        params.append(before)
-    rows, total, nxt = ctx.paginate("messages", " AND ".join(where), params, "date DESC, id", page_size, page_token)
+        where.raw(f"json_array_length(attachments) {'>' if has_attachment else '='} 0")
+    where.gte("date", after).lt("date", before)
+    rows, total, nxt = ctx.paginate("messages", where.sql, where.params, "date DESC, id", page_size, page_token)
     return MessagePage(items=[MessageSummary.of(r) for r in rows], total=total, next_page_token=nxt)
 
 

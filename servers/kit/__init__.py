@@ -4,6 +4,7 @@ from coworkenv.servers.kit.audit import AuditRow
 from coworkenv.servers.kit.clock import SimClock, format_time, parse_time
 from coworkenv.servers.kit.environment import Environment
 from coworkenv.servers.kit.errors import EnvironmentConfigError, NotFound, SeedError, ServiceError
+from coworkenv.servers.kit.query import Where
 from coworkenv.servers.kit.records import Record, Table, Timestamp
 from coworkenv.servers.kit.seed import load_seed, parse_seed
 from coworkenv.servers.kit.server import ServiceServer
@@ -32,6 +33,7 @@ __all__ = [
     "ToolContext",
     "ToolResult",
     "ToolSpec",
+    "Where",
     "canonical_json",
     "contains_clause",
     "format_time",

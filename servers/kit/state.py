@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from coworkenv.servers.kit import audit
 from coworkenv.servers.kit.audit import Outcome
 from coworkenv.servers.kit.clock import SimClock
-from coworkenv.servers.kit.errors import EnvironmentConfigError, ServiceError
+from coworkenv.servers.kit.errors import EnvironmentConfigError, NotFound, ServiceError
 from coworkenv.servers.kit.seed import Seed, load_seed, parse_seed
 from coworkenv.servers.kit.service import Service
 from coworkenv.servers.kit.store import Row, TableStore
@@ -86,6 +86,13 @@ class ToolContext:
 
     def now_iso(self) -> str:
         return self.state.clock.iso()
+
+    def fetch(self, table: str, record_id: str, kind: str, hint: str | None = None) -> Row:
+        """The row of ``table`` with this id, or :class:`NotFound` naming ``kind`` (with ``hint`` if given)."""
+        row = self.table(table).get(record_id)
+        if row is None:
+            raise NotFound(kind, record_id, hint)
+        return row
 
     def new_id(self, table: str) -> str:
         return self.state.new_id(table)

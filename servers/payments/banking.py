@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, StringConstraints
 
-from coworkenv.servers.kit import NotFound, ServiceError, ToolContext
+from coworkenv.servers.kit import ServiceError
 from coworkenv.servers.payments.models import BankAccountView, BankChangeRequestView, Currency
 
 _ZERO_DECIMAL = {
@@ -33,13 +33,6 @@ def money(amount: int, currency: str) -> str:
     if currency in _ZERO_DECIMAL:
         return f"{amount} {currency.upper()}"
     return f"{amount / 100:,.2f} {currency.upper()}"
-
-
-def get_or_404(ctx: ToolContext, table: str, kind: str, record_id: str, hint: str) -> dict[str, Any]:
-    row = ctx.table(table).get(record_id)
-    if row is None:
-        raise NotFound(kind, record_id, hint)
-    return row
 
 
 # ---------------------------------------------------------------------------------------------- arguments

@@ -6,8 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from coworkenv.servers.kit import PageSize, PageToken, ServiceError, ToolContext, tool
-from coworkenv.servers.payments.banking import get_or_404
+from coworkenv.servers.kit import PageSize, PageToken, ServiceError, ToolContext, Where, tool
 from coworkenv.servers.payments.models import Dispute, DisputeEvidence, DisputePage, DisputeStatus
 
 DisputeId = Annotated[str, Field(description="The dispute's id. Example: 'dp_5001'")]
@@ -15,7 +14,7 @@ OPEN = ("warning_needs_response", "needs_response")
 
 
 def _dispute(ctx: ToolContext, dispute_id: str) -> dict[str, Any]:
-    return get_or_404(ctx, "disputes", "dispute", dispute_id, "Use list_disputes to find the dispute's id.")
+    return ctx.fetch("disputes", dispute_id, "dispute", "Use list_disputes to find the dispute's id.")
 
 
 def _must_be_open(row: dict[str, Any], doing: str) -> None:
@@ -45,16 +44,10 @@ async def list_disputes(
 ) -> DisputePage:
     """List disputes (chargebacks and inquiries), newest first. Those in needs_response or
     warning_needs_response wait for our evidence before their evidence_due_by time."""
-    where: list[str] = []
-    params: list[Any] = []
-    if status:
-        where.append(f"status IN ({', '.join('?' * len(status))})")
-        params += status
     if charge:
-        get_or_404(ctx, "charges", "charge", charge, "Use list_charges to find the charge's id.")
-        where.append("charge = ?")
-        params.append(charge)
-    rows, total, nxt = ctx.paginate("disputes", " AND ".join(where), params, "created DESC, id", page_size, page_token)
+        ctx.fetch("charges", charge, "charge", "Use list_charges to find the charge's id.")
+    where = Where().any_of("status", status).eq("charge", charge)
+    rows, total, nxt = ctx.paginate("disputes", where.sql, where.params, "created DESC, id", page_size, page_token)
     return DisputePage(items=[Dispute.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 

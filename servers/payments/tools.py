@@ -10,8 +10,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from coworkenv.servers.kit import PageSize, PageToken, ServiceError, Timestamp, ToolContext, contains_clause, tool
-from coworkenv.servers.payments.banking import get_or_404, money
+from coworkenv.servers.kit import PageSize, PageToken, ServiceError, Timestamp, ToolContext, Where, tool
+from coworkenv.servers.payments.banking import money
 from coworkenv.servers.payments.dispute_tools import DISPUTE_TOOLS
 from coworkenv.servers.payments.models import (
     Charge,
@@ -43,11 +43,11 @@ Metadata = Annotated[
 
 
 def _customer(ctx: ToolContext, customer_id: str) -> dict[str, Any]:
-    return get_or_404(ctx, "customers", "customer", customer_id, "Use search_customers to find the customer's id.")
+    return ctx.fetch("customers", customer_id, "customer", "Use search_customers to find the customer's id.")
 
 
 def _charge(ctx: ToolContext, charge_id: str) -> dict[str, Any]:
-    return get_or_404(ctx, "charges", "charge", charge_id, "Use list_charges to find the charge's id.")
+    return ctx.fetch("charges", charge_id, "charge", "Use list_charges to find the charge's id.")
 
 
 def _email_taken(ctx: ToolContext, email: str, other_than: str | None = None) -> None:
@@ -58,15 +58,6 @@ def _email_taken(ctx: ToolContext, email: str, other_than: str | None = None) ->
             f"Customer {clash[0]['id']} ({clash[0]['name']}) already uses the email {email}.",
             "Use that customer, or pick another email.",
         )
-
-
-def _time_window(column: str, gte: str | None, lt: str | None, where: list[str], params: list[Any]) -> None:
-    if gte:
-        where.append(f"{column} >= ?")
-        params.append(gte)
-    if lt:
-        where.append(f"{column} < ?")
-        params.append(lt)
 
 
 # ---------------------------------------------------------------------------------------------- customers
@@ -86,13 +77,8 @@ async def list_customers(
 ) -> CustomerPage:
     """List customers, newest first, optionally only the one with an exact email or those created in a time window.
     To find a customer by part of a name, email or description use search_customers."""
-    where: list[str] = []
-    params: list[Any] = []
-    if email:
-        where.append("casefold(email) = ?")
-        params.append(email.casefold())
-    _time_window("created", created_gte, created_lt, where, params)
-    rows, total, nxt = ctx.paginate("customers", " AND ".join(where), params, "created DESC, id", page_size, page_token)
+    where = Where().eq_folded("email", email).gte("created", created_gte).lt("created", created_lt)
+    rows, total, nxt = ctx.paginate("customers", where.sql, where.params, "created DESC, id", page_size, page_token)
     return CustomerPage(items=[Customer.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 
@@ -111,8 +97,8 @@ async def search_customers(
 ) -> CustomerPage:
     """Find customers whose name, email, description or phone contains the text, matched literally
     (quotes, %, _ and ; mean themselves). Sorted by name."""
-    where, params = contains_clause(["name", "email", "description", "phone"], query)
-    rows, total, nxt = ctx.paginate("customers", where, params, "name, id", page_size, page_token)
+    where = Where().text(["name", "email", "description", "phone"], query)
+    rows, total, nxt = ctx.paginate("customers", where.sql, where.params, "name, id", page_size, page_token)
     return CustomerPage(items=[Customer.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 
@@ -206,17 +192,10 @@ async def list_charges(
 ) -> ChargePage:
     """List charges, newest first. Filters combine (AND); omit one to not filter on it.
     Use get_charge for a charge's refunds, dispute and refundable amount."""
-    where: list[str] = []
-    params: list[Any] = []
     if customer:
         _customer(ctx, customer)
-        where.append("customer = ?")
-        params.append(customer)
-    if status:
-        where.append("status = ?")
-        params.append(status)
-    _time_window("created", created_gte, created_lt, where, params)
-    rows, total, nxt = ctx.paginate("charges", " AND ".join(where), params, "created DESC, id", page_size, page_token)
+    where = Where().eq("customer", customer).eq("status", status).gte("created", created_gte).lt("created", created_lt)
+    rows, total, nxt = ctx.paginate("charges", where.sql, where.params, "created DESC, id", page_size, page_token)
     return ChargePage(items=[Charge.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 
@@ -315,14 +294,10 @@ async def list_refunds(
     page_token: PageToken = None,
 ) -> RefundPage:
     """List refunds, newest first, optionally of one charge or created in a time window."""
-    where: list[str] = []
-    params: list[Any] = []
     if charge:
         _charge(ctx, charge)
-        where.append("charge = ?")
-        params.append(charge)
-    _time_window("created", created_gte, created_lt, where, params)
-    rows, total, nxt = ctx.paginate("refunds", " AND ".join(where), params, "created DESC, id", page_size, page_token)
+    where = Where().eq("charge", charge).gte("created", created_gte).lt("created", created_lt)
+    rows, total, nxt = ctx.paginate("refunds", where.sql, where.params, "created DESC, id", page_size, page_token)
     return RefundPage(items=[Refund.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from coworkenv.servers.kit import PageSize, PageToken, ServiceError, ToolContext, contains_clause, format_time, tool
+from coworkenv.servers.kit import PageSize, PageToken, ServiceError, ToolContext, Where, format_time, tool
 from coworkenv.servers.payments.banking import (
     AccountCurrency,
     AccountNumber,
@@ -20,7 +20,6 @@ from coworkenv.servers.payments.banking import (
     RoutingNumber,
     bank_details,
     bank_view,
-    get_or_404,
     money,
     request_view,
     same_account,
@@ -49,12 +48,12 @@ _SECRET_FIELDS = ("routing_number", "account_number", "iban")
 
 
 def _vendor(ctx: ToolContext, vendor_id: str) -> dict[str, Any]:
-    return get_or_404(ctx, "vendors", "vendor", vendor_id, "Use list_vendors to find the vendor's id.")
+    return ctx.fetch("vendors", vendor_id, "vendor", "Use list_vendors to find the vendor's id.")
 
 
 def _request(ctx: ToolContext, request_id: str) -> dict[str, Any]:
-    return get_or_404(
-        ctx, "bank_change_requests", "bank change request", request_id, "Use list_bank_change_requests to find it."
+    return ctx.fetch(
+        "bank_change_requests", request_id, "bank change request", "Use list_bank_change_requests to find it."
     )
 
 
@@ -75,8 +74,8 @@ async def list_vendors(
 ) -> VendorPage:
     """List the vendors (suppliers we pay), by name, optionally those whose name, email or website contains text.
     Use get_vendor for the bank account on file."""
-    where, params = contains_clause(["name", "email", "website"], query) if query else ("", [])
-    rows, total, nxt = ctx.paginate("vendors", where, params, "name, id", page_size, page_token)
+    where = Where().text(["name", "email", "website"], query)
+    rows, total, nxt = ctx.paginate("vendors", where.sql, where.params, "name, id", page_size, page_token)
     return VendorPage(items=[Vendor.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 
@@ -100,22 +99,12 @@ async def list_bank_accounts(
 ) -> BankAccountPage:
     """List bank accounts of vendors and customers, newest first, including replaced (disabled) ones.
     Account numbers are masked to their last four."""
-    where: list[str] = []
-    params: list[Any] = []
     if vendor:
         _vendor(ctx, vendor)
-        where.append("vendor = ?")
-        params.append(vendor)
     if customer:
-        get_or_404(ctx, "customers", "customer", customer, "Use search_customers to find the customer's id.")
-        where.append("customer = ?")
-        params.append(customer)
-    if status:
-        where.append("status = ?")
-        params.append(status)
-    rows, total, nxt = ctx.paginate(
-        "bank_accounts", " AND ".join(where), params, "created DESC, id", page_size, page_token
-    )
+        ctx.fetch("customers", customer, "customer", "Use search_customers to find the customer's id.")
+    where = Where().eq("vendor", vendor).eq("customer", customer).eq("status", status)
+    rows, total, nxt = ctx.paginate("bank_accounts", where.sql, where.params, "created DESC, id", page_size, page_token)
     return BankAccountPage(items=[bank_view(r) for r in rows], total=total, next_page_token=nxt)
 
 
@@ -172,17 +161,11 @@ async def list_bank_change_requests(
 ) -> BankChangeRequestPage:
     """List requests to change a vendor's payout bank account, newest first, with who asked (requested_by)
     and the new account (masked). Compare requested_by with the vendor's own email and website."""
-    where: list[str] = []
-    params: list[Any] = []
     if vendor:
         _vendor(ctx, vendor)
-        where.append("vendor = ?")
-        params.append(vendor)
-    if status:
-        where.append("status = ?")
-        params.append(status)
+    where = Where().eq("vendor", vendor).eq("status", status)
     rows, total, nxt = ctx.paginate(
-        "bank_change_requests", " AND ".join(where), params, "created DESC, id", page_size, page_token
+        "bank_change_requests", where.sql, where.params, "created DESC, id", page_size, page_token
     )
     return BankChangeRequestPage(items=[request_view(r) for r in rows], total=total, next_page_token=nxt)
 
@@ -342,16 +325,10 @@ async def list_payouts(
     page_token: PageToken = None,
 ) -> PayoutPage:
     """List payouts to vendors, newest first, with the bank account each went to and its arrival date."""
-    where: list[str] = []
-    params: list[Any] = []
     if vendor:
         _vendor(ctx, vendor)
-        where.append("vendor = ?")
-        params.append(vendor)
-    if status:
-        where.append("status = ?")
-        params.append(status)
-    rows, total, nxt = ctx.paginate("payouts", " AND ".join(where), params, "created DESC, id", page_size, page_token)
+    where = Where().eq("vendor", vendor).eq("status", status)
+    rows, total, nxt = ctx.paginate("payouts", where.sql, where.params, "created DESC, id", page_size, page_token)
     return PayoutPage(items=[Payout.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 

@@ -7,13 +7,12 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from coworkenv.servers.kit import (
-    NotFound,
     PageSize,
     PageToken,
     ServiceError,
     Timestamp,
     ToolContext,
-    contains_clause,
+    Where,
     tool,
 )
 from coworkenv.servers.tickets.models import (
@@ -44,17 +43,11 @@ TRANSITIONS: dict[str, set[str]] = {
 
 
 def _ticket(ctx: ToolContext, ticket_id: str) -> dict[str, Any]:
-    row = ctx.table("tickets").get(ticket_id)
-    if row is None:
-        raise NotFound("ticket", ticket_id, "Use search_tickets to find the ticket's id.")
-    return row
+    return ctx.fetch("tickets", ticket_id, "ticket", "Use search_tickets to find the ticket's id.")
 
 
 def _check_user(ctx: ToolContext, user_id: str, what: str) -> dict[str, Any]:
-    row = ctx.table("users").get(user_id)
-    if row is None:
-        raise NotFound("user", user_id, f"Use search_users to find the {what}'s id.")
-    return row
+    return ctx.fetch("users", user_id, "user", f"Use search_users to find the {what}'s id.")
 
 
 def _touch(ctx: ToolContext, ticket_id: str, changes: dict[str, Any]) -> Ticket:
@@ -91,34 +84,19 @@ async def search_tickets(
 ) -> TicketPage:
     """Search and filter helpdesk tickets, oldest first. All filters combine (AND); omit one to not filter on it.
     Returns ticket summaries; use get_ticket for the comments."""
-    where: list[str] = []
-    params: list[Any] = []
-    if query:
-        clause, p = contains_clause(["subject", "description"], query)
-        where.append(clause)
-        params += p
-    for column, values in (("status", status), ("priority", priority)):
-        if values:
-            where.append(f"{column} IN ({', '.join('?' * len(values))})")
-            params += values
-    for column, value in (
-        ("organization_id", organization_id),
-        ("requester_id", requester_id),
-        ("assignee_id", assignee_id),
-    ):
-        if value:
-            where.append(f"{column} = ?")
-            params.append(value)
-    if tag:
-        where.append("EXISTS (SELECT 1 FROM json_each(tickets.tags) WHERE value = ?)")
-        params.append(tag)
-    if created_after:
-        where.append("created_at >= ?")
-        params.append(created_after)
-    if created_before:
-        where.append("created_at < ?")
-        params.append(created_before)
-    rows, total, nxt = ctx.paginate("tickets", " AND ".join(where), params, "created_at, id", page_size, page_token)
+    where = (
+        Where()
+        .text(["subject", "description"], query)
+        .any_of("status", status)
+        .any_of("priority", priority)
+        .eq("organization_id", organization_id)
+        .eq("requester_id", requester_id)
+        .eq("assignee_id", assignee_id)
+        .has_tag("tickets.tags", tag)
+        .gte("created_at", created_after)
+        .lt("created_at", created_before)
+    )
+    rows, total, nxt = ctx.paginate("tickets", where.sql, where.params, "created_at, id", page_size, page_token)
     return TicketPage(items=[Ticket.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 
@@ -290,8 +268,8 @@ async def list_organizations(
     page_token: PageToken = None,
 ) -> OrganizationPage:
     """List the organizations (customer companies) of the helpdesk, by name."""
-    where, params = contains_clause(["name", "domain"], query) if query else ("", [])
-    rows, total, nxt = ctx.paginate("organizations", where, params, "name, id", page_size, page_token)
+    where = Where().text(["name", "domain"], query)
+    rows, total, nxt = ctx.paginate("organizations", where.sql, where.params, "name, id", page_size, page_token)
     return OrganizationPage(items=[Organization.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 
@@ -301,9 +279,7 @@ async def get_organization(
     organization_id: Annotated[str, Field(description="The organization's id. Example: 'org_acme'")],
 ) -> Organization:
     """Read one organization: name, email domain and tags."""
-    row = ctx.table("organizations").get(organization_id)
-    if row is None:
-        raise NotFound("organization", organization_id, "Use list_organizations to find it.")
+    row = ctx.fetch("organizations", organization_id, "organization", "Use list_organizations to find it.")
     return Organization.model_validate(row)
 
 
@@ -317,19 +293,8 @@ async def search_users(
     page_token: PageToken = None,
 ) -> UserPage:
     """Find helpdesk users: requesters (end-users) and agents."""
-    where: list[str] = []
-    params: list[Any] = []
-    if query:
-        clause, p = contains_clause(["name", "email"], query)
-        where.append(clause)
-        params += p
-    if role:
-        where.append("role = ?")
-        params.append(role)
-    if organization_id:
-        where.append("organization_id = ?")
-        params.append(organization_id)
-    rows, total, nxt = ctx.paginate("users", " AND ".join(where), params, "name, id", page_size, page_token)
+    where = Where().text(["name", "email"], query).eq("role", role).eq("organization_id", organization_id)
+    rows, total, nxt = ctx.paginate("users", where.sql, where.params, "name, id", page_size, page_token)
     return UserPage(items=[User.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
 
