@@ -24,6 +24,7 @@ from coworkenv.servers.kit import audit
 from coworkenv.servers.kit.audit import Outcome
 from coworkenv.servers.kit.clock import SimClock
 from coworkenv.servers.kit.errors import EnvironmentConfigError, NotFound, ServiceError
+from coworkenv.servers.kit.schema import schema_statements, schema_template, sortable_id
 from coworkenv.servers.kit.seed import Seed, load_seed, parse_seed
 from coworkenv.servers.kit.service import Service
 from coworkenv.servers.kit.store import Row, TableStore
@@ -31,26 +32,6 @@ from coworkenv.servers.kit.text import casefold
 from coworkenv.servers.kit.tool import ToolSpec
 
 log = logging.getLogger("coworkenv.servers")
-
-_B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-
-def _b62(value: int, width: int) -> str:
-    chars = []
-    for _ in range(width):
-        value, rem = divmod(value, 62)
-        chars.append(_B62[rem])
-    return "".join(reversed(chars))
-
-
-def _sortable_id(service: str, table: str, n: int) -> str:
-    """A deterministic id whose first 4 characters count up (ids sort in creation order) and whose other
-    10 look random, like real services' ids."""
-    digest = int.from_bytes(hashlib.sha256(f"{service}/{table}/{n}".encode()).digest()[:8])
-    return _b62(n, 4) + _b62(digest, 10)
-
-
-META_DDL = "CREATE TABLE IF NOT EXISTS _meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"
 
 
 @dataclass(frozen=True)
@@ -127,24 +108,6 @@ def _format_validation(tool: str, exc: ValidationError) -> str:
         loc = ".".join(str(p) for p in err["loc"]) or "(arguments)"
         parts.append(f"{loc}: {err['msg']}")
     return f"Invalid arguments for {tool}: " + "; ".join(parts) + ". Check the tool's input schema and call again."
-
-
-def schema_statements(service: Service) -> list[str]:
-    out = [META_DDL, audit.AUDIT_DDL]
-    for table in service.tables:
-        out += table.ddl()
-    return out
-
-
-def _schema_template(service: Service) -> sqlite3.Connection:
-    """An empty in-memory database with the service's schema, made once per service and copied from."""
-    conn = service.schema_cache.get("template")
-    if conn is None:
-        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        for stmt in schema_statements(service):
-            conn.execute(stmt)
-        service.schema_cache["template"] = conn
-    return conn
 
 
 class ServiceState:
@@ -224,7 +187,7 @@ class ServiceState:
             for stmt in schema_statements(self.service):
                 self.conn.execute(stmt)
         else:  # copying a ready schema is ~20x faster than running its DDL
-            _schema_template(self.service).backup(self.conn)
+            schema_template(self.service).backup(self.conn)
             self.conn.execute("BEGIN")
         try:
             self._load(self.seed)
@@ -295,7 +258,7 @@ class ServiceState:
         store = self.tables[table]
         while True:
             n += 1
-            candidate = spec.id_prefix + _sortable_id(self.service.name, table, n)
+            candidate = spec.id_prefix + sortable_id(self.service.name, table, n)
             if store.get(candidate) is None:
                 break
         self._set_meta({key: str(n)})
