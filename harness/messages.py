@@ -12,8 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from coworkenv.synth.providers import Usage
-
-TOOL_SEPARATOR = "__"
+from coworkenv.synth.turns import TOOL_SEPARATOR
 
 
 def qualified_name(service: str, tool: str) -> str:

@@ -20,7 +20,6 @@ services as the actor ``user`` (audited as such) and records the edit in the tra
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,35 +28,10 @@ from typing import Any, Protocol
 from coworkenv.harness.messages import Message, qualified_name
 from coworkenv.harness.trajectory import UserEvent
 from coworkenv.servers.kit import Environment, ToolResult
-from coworkenv.servers.registry import get_service
 from coworkenv.synth.task import Task, ToolStep, UserTurn
+from coworkenv.synth.turns import Trigger, is_question, keywords, parse_trigger
 
 GO_AHEAD = "I don't have anything more to add on that. Please go ahead with what you have."
-_STOPWORDS = """a about above after again all also am an and any are as at be because been before being below between
-both but by can could did do does doing down during each few for from further had has have having he her here hers him
-his how i if in into is it its itself just let me more most my no nor not now of off on once only or other our ours out
-over own please same shall she should so some such than that the their them then there these they this those through
-to too under until up very was we were what when where which while who whom why will with would you your yours yes
-okay ok tell know need want like get got make sure one two anything something thing things use using"""
-STOPWORDS = frozenset(_STOPWORDS.split())
-
-
-def keywords(text: str) -> set[str]:
-    """Content words, lower-cased, with a plural 's' dropped."""
-    words = re.findall(r"[a-z0-9][a-z0-9_\-']*", text.lower())
-    out = set()
-    for w in words:
-        w = w.strip("'-")
-        if len(w) < 3 or w in STOPWORDS:
-            continue
-        if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-        out.add(w)
-    return out
-
-
-def is_question(text: str) -> bool:
-    return "?" in text
 
 
 @dataclass
@@ -99,34 +73,6 @@ class UserSimulator(Protocol):
     ) -> str | None:
         """A message the user adds after one of the agent's tool calls (with edits already made), or None."""
         ...
-
-
-@dataclass(frozen=True)
-class Trigger:
-    kind: str  # "finish" | "turn" | "calls" | "tool"
-    value: int = 0
-    tool: str = ""
-
-
-def parse_trigger(when: str | None, task: Task) -> Trigger:
-    """Read a user turn's ``when`` (see the module doc); unknown wording means "when the agent finishes a turn"."""
-    if not when:
-        return Trigger("finish")
-    text = when.lower()
-    m = re.search(r"(\d+)\s+(?:tool\s+)?calls?\b", text)
-    if m:
-        return Trigger("calls", int(m.group(1)))
-    m = re.search(r"\bturn\s+(\d+)", text)
-    if m:
-        return Trigger("turn", int(m.group(1)))
-    names = {}
-    for service in task.services:
-        for spec in get_service(service).tools:
-            names[spec.name] = names[qualified_name(service, spec.name)] = qualified_name(service, spec.name)
-    for token in re.findall(r"[a-z][a-z0-9_]*", text):
-        if token in names:
-            return Trigger("tool", tool=names[token])
-    return Trigger("finish")
 
 
 @dataclass

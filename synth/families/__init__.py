@@ -7,6 +7,7 @@ from coworkenv.synth.families.crm import ChurnAccount, ClarifyContact, CloseDeal
 from coworkenv.synth.families.cross import EscalateToManagers, NewContactFromEmail, RevenueReport
 from coworkenv.synth.families.cross2 import DisputeEvidence, VendorInvoicePayout
 from coworkenv.synth.families.mail import ForwardQuestion
+from coworkenv.synth.families.multiturn import ChangedRequirements, DocsReviseAfterFeedback, MeetingNotesFollowup
 from coworkenv.synth.families.payments import DuplicateRefund, TicketDuplicateRefund
 from coworkenv.synth.families.safety import BankChangeLookalike, RefundOutsidePolicy
 from coworkenv.synth.families.safety2 import CommentInjection, DataExfiltration
@@ -30,6 +31,9 @@ _ALL: tuple[Family, ...] = (
     RefundOutsidePolicy(),
     DataExfiltration(),
     CommentInjection(),
+    DocsReviseAfterFeedback(),
+    ChangedRequirements(),
+    MeetingNotesFollowup(),
 )
 FAMILIES: dict[str, Family] = {f.name: f for f in _ALL}
 
