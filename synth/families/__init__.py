@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from coworkenv.synth.families.base import CAPABILITIES, LEVELS, Family, TaskBuilder
+from coworkenv.synth.families.changed_requirements import ChangedRequirements
 from coworkenv.synth.families.crm import ChurnAccount, ClarifyContact, CloseDeal
 from coworkenv.synth.families.cross import EscalateToManagers, NewContactFromEmail, RevenueReport
 from coworkenv.synth.families.cross2 import DisputeEvidence, VendorInvoicePayout
 from coworkenv.synth.families.mail import ForwardQuestion
-from coworkenv.synth.families.multiturn import ChangedRequirements, DocsReviseAfterFeedback, MeetingNotesFollowup
+from coworkenv.synth.families.meeting_notes import MeetingNotesFollowup
+from coworkenv.synth.families.multiturn import DocsReviseAfterFeedback
 from coworkenv.synth.families.payments import DuplicateRefund, TicketDuplicateRefund
 from coworkenv.synth.families.safety import BankChangeLookalike, RefundOutsidePolicy
 from coworkenv.synth.families.safety2 import CommentInjection, DataExfiltration

@@ -27,7 +27,6 @@ from coworkenv.synth.families.base import (
     Json,
     TaskBuilder,
     money,
-    rx,
 )
 from coworkenv.synth.families.names import AGENTS, USER, Staff, slug
 
@@ -43,10 +42,6 @@ TASKS = (
     "review the incident postmortem", "update the pricing page copy", "file the vendor security review",
     "schedule the customer training", "close out the open audit findings", "prepare the board metrics deck",
     "migrate the on-call rota to the new tool", "write the release notes", "clean up the stale feature flags",
-)  # fmt: skip
-ISSUES = (
-    "Exports time out for large accounts", "SSO login loops back to the sign-in page", "Invoices show the wrong VAT",
-    "Webhook deliveries are delayed by hours", "Dashboard charts do not load", "Password reset emails never arrive",
 )  # fmt: skip
 
 
@@ -86,7 +81,7 @@ class Workspace:
         ]
 
 
-def _workspace(b: TaskBuilder, extra: int) -> Workspace:
+def workspace(b: TaskBuilder, extra: int) -> Workspace:
     staff = [USER, *AGENTS]
     for _ in range(extra):
         p = b.names.person()
@@ -94,7 +89,7 @@ def _workspace(b: TaskBuilder, extra: int) -> Workspace:
     return Workspace(staff)
 
 
-def _seed_chat(b: TaskBuilder, ws: Workspace, channels: list[str]) -> dict[str, str]:
+def seed_chat(b: TaskBuilder, ws: Workspace, channels: list[str]) -> dict[str, str]:
     """Users, the channels (all with every member) and some chatter; returns channel name → id."""
     for u in ws.chat_users():
         b.add("chat", "users", u)
@@ -135,7 +130,7 @@ def _seed_chat(b: TaskBuilder, ws: Workspace, channels: list[str]) -> dict[str, 
     return ids
 
 
-def _doc(b: TaskBuilder, doc_id: str, title: str, content: str, owner: str, days: float) -> Json:
+def make_doc(b: TaskBuilder, doc_id: str, title: str, content: str, owner: str, days: float) -> Json:
     return b.add(
         "docs",
         "documents",
@@ -160,14 +155,14 @@ class DocsReviseAfterFeedback(Family):
     distractors = "last year's proposal for the same project and other projects' proposals with other totals"
 
     def build(self, b: TaskBuilder) -> str:
-        ws = _workspace(b, 2)
+        ws = workspace(b, 2)
         for u in ws.docs_users():
             b.add("docs", "users", u)
         projects = b.rng.sample(PROJECTS, 1 + b.n_distractors())
         project, others = projects[0], projects[1:]
         team = b.rng.choice(TEAMS)
         channel = f"{team}-budget"
-        chan_ids = _seed_chat(b, ws, [channel, team, "general"])
+        chan_ids = seed_chat(b, ws, [channel, team, "general"])
         old = b.rng.randrange(80, 400) * 10_000
         new = old - b.rng.randrange(5, 40) * 10_000
         due_old = b.ahead(days=b.rng.randrange(10, 20))
@@ -182,15 +177,17 @@ class DocsReviseAfterFeedback(Family):
             )
 
         doc_id = b.uid("doc_", project + " budget")
-        _doc(b, doc_id, f"{project} budget proposal", proposal(project, old, d_old), USER.email, 3)
+        make_doc(b, doc_id, f"{project} budget proposal", proposal(project, old, d_old), USER.email, 3)
         last = b.uid("doc_", project + " budget last year")
         prev_total = old + b.rng.randrange(5, 30) * 10_000
-        _doc(b, last, f"{project} budget proposal (last year)", proposal(project, prev_total, d_old), USER.email, 300)
+        make_doc(
+            b, last, f"{project} budget proposal (last year)", proposal(project, prev_total, d_old), USER.email, 300
+        )
         b.distract(last)
         for name in others:
             other = b.uid("doc_", name + " budget")
             total = b.rng.randrange(80, 400) * 10_000
-            _doc(b, other, f"{name} budget proposal", proposal(name, total, d_old), ws.staff[-1].email, 20)
+            make_doc(b, other, f"{name} budget proposal", proposal(name, total, d_old), ws.staff[-1].email, 20)
             b.distract(other)
 
         summary_old = f"Total requested: {money(old)}" + (f", approval by {d_old}." if b.hard else ".")
@@ -327,298 +324,5 @@ class DocsReviseAfterFeedback(Family):
         )
 
 
-# ============================================================================================== tickets
-class ChangedRequirements(Family):
-    name = "changed-requirements"
-    scenario = "re-triaging a ticket after the user changes the instructions"
-    capabilities = (MULTISTEP, CLARIFY, DISTRACTORS)
-    service_options = (("tickets",),)
-    distractors = "the same customer's other tickets and other customers' tickets with the same problem"
-
-    def build(self, b: TaskBuilder) -> str:
-        lead = USER
-        eng_a, eng_b = b.rng.sample(list(AGENTS), 2)
-        b.add("tickets", "users", {"id": lead.key, "name": lead.name, "email": lead.email, "role": "admin"})
-        for s in AGENTS:
-            b.add("tickets", "users", {"id": s.key, "name": s.name, "email": s.email, "role": "agent"})
-        companies = [b.names.company(contacts=1) for _ in range(1 + b.n_distractors())]
-        issues = b.rng.sample(ISSUES, 3)
-        issue = issues[0]
-        requesters = []
-        for co in companies:
-            org = b.uid("org_", co.name)
-            b.add("tickets", "organizations", {"id": org, "name": co.name, "domain": co.domain})
-            person = co.contacts[0]
-            uid = b.uid("usr_", person.name)
-            b.add(
-                "tickets",
-                "users",
-                {"id": uid, "name": person.name, "email": co.email(person), "organization_id": org},
-            )
-            requesters.append((co, org, uid))
-
-        def ticket(subject: str, org: str, uid: str, days: float, priority: str = "normal") -> str:
-            tid = b.uid("tkt_")
-            b.add(
-                "tickets",
-                "tickets",
-                {
-                    "id": tid,
-                    "subject": subject,
-                    "description": f"{subject}. Please help, this blocks our team.",
-                    "requester_id": uid,
-                    "organization_id": org,
-                    "status": "open",
-                    "priority": priority,
-                    "type": "incident",
-                    "created_at": b.ago(days=days),
-                    "updated_at": b.ago(days=days),
-                },
-            )
-            return tid
-
-        co, org, uid = requesters[0]
-        target = ticket(issue, org, uid, 1)
-        b.distract(ticket(issues[1], org, uid, 2, "high"))
-        for _, o, u in requesters[1:]:
-            b.distract(ticket(issue, o, u, b.rng.randrange(1, 6)))
-        for n in range(b.n_filler()):
-            _, o, u = b.rng.choice(requesters[1:])
-            ticket(issues[2], o, u, 7 + n, b.pick("low", "normal"))
-
-        note = f"Call with {co.contacts[0].first}: it now affects every team at {co.name}, not just one."
-        b.user = {
-            "persona": PERSONA,
-            "turns": [
-                {
-                    "message": f"Change of plan, sorry: I've put a note from my call on the ticket. Make it urgent "
-                    f"instead, and give it to {eng_b.name} rather than {eng_a.first}, who is out this week."
-                    + (" Add an internal note saying why it was re-assigned, too." if b.hard else ""),
-                    "when": "turn 1",
-                    "edits": [
-                        {
-                            "service": "tickets",
-                            "tool": "add_comment",
-                            "arguments": {"ticket_id": target, "body": note, "public": False, "author_id": lead.key},
-                        }
-                    ],
-                }
-            ],
-        }
-
-        b.call("tickets", "search_tickets", query=issue, organization_id=org)
-        b.call("tickets", "update_ticket", ticket_id=target, priority="high")
-        b.call("tickets", "assign_ticket", ticket_id=target, assignee_id=eng_a.key)
-        b.say(f"Done: the {co.name} ticket is now high priority and assigned to {eng_a.name}.")
-        b.call("tickets", "update_ticket", ticket_id=target, priority="urgent")
-        b.call("tickets", "assign_ticket", ticket_id=target, assignee_id=eng_b.key)
-        if b.hard:
-            b.call(
-                "tickets",
-                "add_comment",
-                ticket_id=target,
-                public=False,
-                body=f"Re-assigned to {eng_b.name}: {eng_a.name} is out this week; now urgent after the customer call.",
-            )
-        b.say(f"Changed: the ticket is urgent and assigned to {eng_b.name}.")
-
-        b.check(
-            "priority_follows_change",
-            0.3,
-            "The ticket ends urgent (the changed instruction), not high.",
-            {"kind": "record_fields", "service": "tickets", "table": "tickets", "id": target,
-             "fields": {"priority": "urgent"}},
-        )  # fmt: skip
-        b.check(
-            "assignee_follows_change",
-            0.3,
-            f"The ticket ends assigned to {eng_b.name}, not {eng_a.name}.",
-            {"kind": "record_fields", "service": "tickets", "table": "tickets", "id": target,
-             "fields": {"assignee_id": eng_b.key}},
-        )  # fmt: skip
-        b.check(
-            "first_instruction_done",
-            0.15 if b.hard else 0.2,
-            "The first instruction was carried out before the change (the ticket was set to high first).",
-            {
-                "kind": "call_order",
-                "first": {"service": "tickets", "tool": "update_ticket",
-                          "arguments": {"ticket_id": target, "priority": "high"}},
-                "then": {"service": "tickets", "tool": "update_ticket",
-                         "arguments": {"ticket_id": target, "priority": "urgent"}},
-            },
-        )  # fmt: skip
-        if b.hard:
-            b.check(
-                "reassignment_noted",
-                0.1,
-                "An internal note on the ticket says why it was re-assigned.",
-                {"kind": "tool_called", "service": "tickets", "tool": "add_comment",
-                 "arguments": {"ticket_id": target, "public": False}},
-            )  # fmt: skip
-        b.check(
-            "other_tickets_untouched",
-            0.15 if b.hard else 0.2,
-            "The customer's other tickets and other customers' tickets on the same problem are unchanged.",
-            {"kind": "records_unchanged", "service": "tickets", "table": "tickets", "ids": list(b.distractors)},
-            ("priority_follows_change",),
-        )
-        b.forbid(
-            "changed_wrong_ticket",
-            "Re-prioritising or re-assigning a ticket other than the one the user means.",
-            {"kind": "tool_called", "service": "tickets", "tool": "assign_ticket", "outcome": "any",
-             "arguments": {"ticket_id": {"in": list(b.distractors)}}},
-            {"service": "tickets", "tool": "assign_ticket",
-             "arguments": {"ticket_id": b.distractors[0], "assignee_id": eng_b.key}},
-        )  # fmt: skip
-        b.may_name += [issue, co.name, eng_a.name]
-        return b.pick(
-            f"The {co.name} ticket about '{issue}': please set it to high priority and assign it to {eng_a.name}.",
-            f"Can you bump {possessive_of(co.name)} '{issue}' ticket to high and give it to {eng_a.name}?",
-        )
-
-
 def possessive_of(name: str) -> str:
     return f"{name}'" if name.endswith("s") else f"{name}'s"
-
-
-# ============================================================================================== notes + chat
-class MeetingNotesFollowup(Family):
-    name = "meeting-notes-followup"
-    scenario = "posting a meeting's action items after the user adds one"
-    capabilities = (MULTISTEP, CLARIFY, COMMS, DISTRACTORS)
-    service_options = (("docs", "chat"),)
-    distractors = "last week's notes of the same meeting and another team's notes of the same day"
-
-    def build(self, b: TaskBuilder) -> str:
-        ws = _workspace(b, 3)
-        for u in ws.docs_users():
-            b.add("docs", "users", u)
-        team, other_team = b.rng.sample(TEAMS, 2)
-        chan_ids = _seed_chat(b, ws, [team, other_team, "general"])
-        tasks = b.rng.sample(TASKS, 2 + b.targets + 2 + b.n_distractors())
-        n_items = 1 + b.targets
-        items, added, old_items = tasks[:n_items], tasks[n_items], tasks[n_items + 1 :]
-        owners = [b.rng.choice(ws.staff[1:]) for _ in items]
-        new_owner = b.rng.choice(ws.staff[1:])
-        today = b.spoken_day(b.now_iso)
-        due = b.spoken_day(b.ahead(days=b.rng.randrange(3, 10)))
-
-        def notes(title: str, pairs: list[tuple[Staff, str]]) -> str:
-            lines = "".join(f"- {s.name}: {t}\n" for s, t in pairs)
-            return f"# {title}\n\n## Discussion\n\n- Roadmap and blockers.\n\n## Action items\n\n{lines}"
-
-        title = f"{team.capitalize()} sync - {today}"
-        doc_id = b.uid("doc_", f"{team} sync today")
-        _doc(b, doc_id, title, notes(title, list(zip(owners, items, strict=True))), USER.email, 0.1)
-        half = len(old_items) // 2 or 1
-        last_week = b.uid("doc_", f"{team} sync last week")
-        lw_title = f"{team.capitalize()} sync - {b.spoken_day(b.ago(days=7))}"
-        lw = [(b.rng.choice(ws.staff[1:]), t) for t in old_items[:half]]
-        _doc(b, last_week, lw_title, notes(lw_title, lw), USER.email, 7)
-        other = b.uid("doc_", f"{other_team} sync today")
-        ot_title = f"{other_team.capitalize()} sync - {today}"
-        ot = [(b.rng.choice(ws.staff[1:]), t) for t in old_items[half:]] or [(ws.staff[1], old_items[0])]
-        _doc(b, other, ot_title, notes(ot_title, ot), ws.staff[-1].email, 0.2)
-        b.distract(last_week, other)
-
-        line = f"- {new_owner.name}: {added} (by {due})"
-        b.user = {
-            "persona": PERSONA,
-            "turns": [
-                {
-                    "message": "Thanks. I just added one more action item to the notes that we agreed after the "
-                    f"meeting. Please post the full, updated list of action items in #{team}."
-                    + (" And message its owner directly so they know it's on them." if b.hard else ""),
-                    "when": FINISHED,
-                    "edits": [
-                        {
-                            "service": "docs",
-                            "tool": "edit_document",
-                            "arguments": {
-                                "document_id": doc_id,
-                                "operation": "append_to_section",
-                                "heading": "Action items",
-                                "text": line,
-                            },
-                        }
-                    ],
-                }
-            ],
-        }
-
-        listing = "; ".join(f"{s.name}: {t}" for s, t in zip(owners, items, strict=True))
-        b.call("docs", "search_documents", query=f"{team} sync")
-        b.call("docs", "get_document", document_id=doc_id)
-        b.say(f"Today's {team} sync has {len(items)} action items: {listing}.")
-        b.call("docs", "get_document", document_id=doc_id)
-        full = f"{listing}; {new_owner.name}: {added} (by {due})"
-        b.call("chat", "post_message", channel=f"#{team}", text=f"Action items from today's {team} sync: {full}")
-        if b.hard:
-            b.call(
-                "chat",
-                "send_direct_message",
-                to=new_owner.email,
-                text=f"Hi {new_owner.first}, from today's {team} sync you have: {added} (by {due}).",
-            )
-        b.say(f"Posted all {len(items) + 1} action items in #{team}.")
-
-        def all_of(texts: list[str]) -> str:
-            return "^" + "".join(f"(?=[\\s\\S]*{rx(t)})" for t in texts)
-
-        where = {"channel_id": chan_ids[team], "user_id": Workspace.chat_id(USER)}
-        b.check(
-            "posted_added_item",
-            0.35 if b.hard else 0.45,
-            f"The post in #{team} includes the action item the user added mid-task.",
-            {"kind": "record_exists", "service": "chat", "table": "messages",
-             "where": {**where, "text": {"regex": all_of([added]), "case_insensitive": True}}},
-        )  # fmt: skip
-        b.check(
-            "posted_original_items",
-            0.3,
-            f"The same post in #{team} includes every action item already in the notes.",
-            {"kind": "record_exists", "service": "chat", "table": "messages",
-             "where": {**where, "text": {"regex": all_of([added, *items]), "case_insensitive": True}}},
-        )  # fmt: skip
-        if b.hard:
-            b.check(
-                "owner_told",
-                0.15,
-                f"{new_owner.name} gets a direct message about the added item.",
-                {"kind": "tool_called", "service": "chat", "tool": "send_direct_message",
-                 "arguments": {"to": {"in": [new_owner.email, Workspace.chat_id(new_owner)]},
-                               "text": {"regex": rx(added), "case_insensitive": True}}},
-            )  # fmt: skip
-        b.check(
-            "notes_untouched_by_agent",
-            0.1 if b.hard else 0.125,
-            "The agent leaves the notes (and the user's edit) as they are.",
-            {"kind": "tool_not_called", "service": "docs", "tool": "edit_document", "arguments": {}},
-            ("posted_added_item",),
-        )
-        b.check(
-            "other_notes_untouched",
-            0.1 if b.hard else 0.125,
-            "Last week's notes and the other team's notes are unchanged.",
-            {"kind": "records_unchanged", "service": "docs", "table": "documents", "ids": list(b.distractors)},
-            ("posted_added_item",),
-        )
-        stale = old_items[0]
-        b.forbid(
-            "posted_wrong_notes",
-            "Posting action items from another meeting's notes.",
-            {"kind": "tool_called", "service": "chat", "tool": "post_message", "outcome": "any",
-             "arguments": {"text": {"regex": rx(stale), "case_insensitive": True}}},
-            {"service": "chat", "tool": "post_message",
-             "arguments": {"channel": f"#{team}", "text": f"Action items: {stale}"}},
-        )  # fmt: skip
-        b.may_name += [team]
-        return b.pick(
-            f"Can you pull the action items out of today's {team} sync notes and list them for me? I'll want them "
-            f"in #{team} once I've had a look.",
-            f"What action items came out of today's {team} sync? List them for me first; they'll go to #{team} after.",
-        )
-
-
-FAMILIES: tuple[type[Family], ...] = (DocsReviseAfterFeedback, ChangedRequirements, MeetingNotesFollowup)

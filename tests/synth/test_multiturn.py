@@ -11,13 +11,16 @@ from coworkenv.harness.agents.registry import make_agent
 from coworkenv.harness.episode import run_episode
 from coworkenv.servers.kit import canonical_json
 from coworkenv.synth.families.base import Family
-from coworkenv.synth.families.multiturn import FAMILIES, ChangedRequirements, DocsReviseAfterFeedback
+from coworkenv.synth.families.changed_requirements import ChangedRequirements
+from coworkenv.synth.families.meeting_notes import MeetingNotesFollowup
+from coworkenv.synth.families.multiturn import DocsReviseAfterFeedback
 from coworkenv.synth.runner import run_steps
 from coworkenv.synth.task import SayStep, Task
 from coworkenv.synth.validate import validate_task
 
 DIFFICULTIES = ("easy", "medium", "hard")
 SEEDS = (0, 1, 7)
+FAMILIES = (DocsReviseAfterFeedback, ChangedRequirements, MeetingNotesFollowup)
 CASES = [(f, d) for f in FAMILIES for d in DIFFICULTIES]
 
 

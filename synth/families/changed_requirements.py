@@ -1,0 +1,166 @@
+"""The multi-turn family on tickets: the user changes the instructions after the agent's first turn
+(see :mod:`coworkenv.synth.families.multiturn` for the other two and what they share)."""
+
+from __future__ import annotations
+
+from coworkenv.synth.families.base import CLARIFY, DISTRACTORS, MULTISTEP, Family, TaskBuilder
+from coworkenv.synth.families.multiturn import (
+    PERSONA,
+    possessive_of,
+)
+from coworkenv.synth.families.names import AGENTS, USER
+
+ISSUES = (
+    "Exports time out for large accounts", "SSO login loops back to the sign-in page", "Invoices show the wrong VAT",
+    "Webhook deliveries are delayed by hours", "Dashboard charts do not load", "Password reset emails never arrive",
+)  # fmt: skip
+
+
+class ChangedRequirements(Family):
+    name = "changed-requirements"
+    scenario = "re-triaging a ticket after the user changes the instructions"
+    capabilities = (MULTISTEP, CLARIFY, DISTRACTORS)
+    service_options = (("tickets",),)
+    distractors = "the same customer's other tickets and other customers' tickets with the same problem"
+
+    def build(self, b: TaskBuilder) -> str:
+        lead = USER
+        eng_a, eng_b = b.rng.sample(list(AGENTS), 2)
+        b.add("tickets", "users", {"id": lead.key, "name": lead.name, "email": lead.email, "role": "admin"})
+        for s in AGENTS:
+            b.add("tickets", "users", {"id": s.key, "name": s.name, "email": s.email, "role": "agent"})
+        companies = [b.names.company(contacts=1) for _ in range(1 + b.n_distractors())]
+        issues = b.rng.sample(ISSUES, 3)
+        issue = issues[0]
+        requesters = []
+        for co in companies:
+            org = b.uid("org_", co.name)
+            b.add("tickets", "organizations", {"id": org, "name": co.name, "domain": co.domain})
+            person = co.contacts[0]
+            uid = b.uid("usr_", person.name)
+            b.add(
+                "tickets",
+                "users",
+                {"id": uid, "name": person.name, "email": co.email(person), "organization_id": org},
+            )
+            requesters.append((co, org, uid))
+
+        def ticket(subject: str, org: str, uid: str, days: float, priority: str = "normal") -> str:
+            tid = b.uid("tkt_")
+            b.add(
+                "tickets",
+                "tickets",
+                {
+                    "id": tid,
+                    "subject": subject,
+                    "description": f"{subject}. Please help, this blocks our team.",
+                    "requester_id": uid,
+                    "organization_id": org,
+                    "status": "open",
+                    "priority": priority,
+                    "type": "incident",
+                    "created_at": b.ago(days=days),
+                    "updated_at": b.ago(days=days),
+                },
+            )
+            return tid
+
+        co, org, uid = requesters[0]
+        target = ticket(issue, org, uid, 1)
+        b.distract(ticket(issues[1], org, uid, 2, "high"))
+        for _, o, u in requesters[1:]:
+            b.distract(ticket(issue, o, u, b.rng.randrange(1, 6)))
+        for n in range(b.n_filler()):
+            _, o, u = b.rng.choice(requesters[1:])
+            ticket(issues[2], o, u, 7 + n, b.pick("low", "normal"))
+
+        note = f"Call with {co.contacts[0].first}: it now affects every team at {co.name}, not just one."
+        b.user = {
+            "persona": PERSONA,
+            "turns": [
+                {
+                    "message": f"Change of plan, sorry: I've put a note from my call on the ticket. Make it urgent "
+                    f"instead, and give it to {eng_b.name} rather than {eng_a.first}, who is out this week."
+                    + (" Add an internal note saying why it was re-assigned, too." if b.hard else ""),
+                    "when": "turn 1",
+                    "edits": [
+                        {
+                            "service": "tickets",
+                            "tool": "add_comment",
+                            "arguments": {"ticket_id": target, "body": note, "public": False, "author_id": lead.key},
+                        }
+                    ],
+                }
+            ],
+        }
+
+        b.call("tickets", "search_tickets", query=issue, organization_id=org)
+        b.call("tickets", "update_ticket", ticket_id=target, priority="high")
+        b.call("tickets", "assign_ticket", ticket_id=target, assignee_id=eng_a.key)
+        b.say(f"Done: the {co.name} ticket is now high priority and assigned to {eng_a.name}.")
+        b.call("tickets", "update_ticket", ticket_id=target, priority="urgent")
+        b.call("tickets", "assign_ticket", ticket_id=target, assignee_id=eng_b.key)
+        if b.hard:
+            b.call(
+                "tickets",
+                "add_comment",
+                ticket_id=target,
+                public=False,
+                body=f"Re-assigned to {eng_b.name}: {eng_a.name} is out this week; now urgent after the customer call.",
+            )
+        b.say(f"Changed: the ticket is urgent and assigned to {eng_b.name}.")
+
+        b.check(
+            "priority_follows_change",
+            0.3,
+            "The ticket ends urgent (the changed instruction), not high.",
+            {"kind": "record_fields", "service": "tickets", "table": "tickets", "id": target,
+             "fields": {"priority": "urgent"}},
+        )  # fmt: skip
+        b.check(
+            "assignee_follows_change",
+            0.3,
+            f"The ticket ends assigned to {eng_b.name}, not {eng_a.name}.",
+            {"kind": "record_fields", "service": "tickets", "table": "tickets", "id": target,
+             "fields": {"assignee_id": eng_b.key}},
+        )  # fmt: skip
+        b.check(
+            "first_instruction_done",
+            0.15 if b.hard else 0.2,
+            "The first instruction was carried out before the change (the ticket was set to high first).",
+            {
+                "kind": "call_order",
+                "first": {"service": "tickets", "tool": "update_ticket",
+                          "arguments": {"ticket_id": target, "priority": "high"}},
+                "then": {"service": "tickets", "tool": "update_ticket",
+                         "arguments": {"ticket_id": target, "priority": "urgent"}},
+            },
+        )  # fmt: skip
+        if b.hard:
+            b.check(
+                "reassignment_noted",
+                0.1,
+                "An internal note on the ticket says why it was re-assigned.",
+                {"kind": "tool_called", "service": "tickets", "tool": "add_comment",
+                 "arguments": {"ticket_id": target, "public": False}},
+            )  # fmt: skip
+        b.check(
+            "other_tickets_untouched",
+            0.15 if b.hard else 0.2,
+            "The customer's other tickets and other customers' tickets on the same problem are unchanged.",
+            {"kind": "records_unchanged", "service": "tickets", "table": "tickets", "ids": list(b.distractors)},
+            ("priority_follows_change",),
+        )
+        b.forbid(
+            "changed_wrong_ticket",
+            "Re-prioritising or re-assigning a ticket other than the one the user means.",
+            {"kind": "tool_called", "service": "tickets", "tool": "assign_ticket", "outcome": "any",
+             "arguments": {"ticket_id": {"in": list(b.distractors)}}},
+            {"service": "tickets", "tool": "assign_ticket",
+             "arguments": {"ticket_id": b.distractors[0], "assignee_id": eng_b.key}},
+        )  # fmt: skip
+        b.may_name += [issue, co.name, eng_a.name]
+        return b.pick(
+            f"The {co.name} ticket about '{issue}': please set it to high priority and assign it to {eng_a.name}.",
+            f"Can you bump {possessive_of(co.name)} '{issue}' ticket to high and give it to {eng_a.name}?",
+        )
