@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from coworkenv.harness.agents.anthropic_agent import AnthropicAgent
 from coworkenv.harness.messages import Message
-from coworkenv.harness.user_sim import Trigger, UserContext, parse_trigger
+from coworkenv.harness.user_sim import UserContext
 from coworkenv.synth.providers import RetryPolicy
 from coworkenv.synth.task import Task
+from coworkenv.synth.turns import TOOL_SEPARATOR, TurnSchedule
 
 if TYPE_CHECKING:
     import anthropic
@@ -73,27 +74,19 @@ class LLMUser:
     max_replies: int = 10
     history: list[Message] = field(default_factory=list)
     replies: int = 0
-    next_turn: int = 0
-    triggers: list[Trigger] = field(init=False)
+    schedule: TurnSchedule = field(init=False)
     llm: AnthropicAgent = field(init=False)
 
     def __post_init__(self) -> None:
         turns = self.task.user.turns if self.task.user else []
-        self.triggers = [parse_trigger(t.when, self.task) for t in turns]
+        self.schedule = TurnSchedule.of([t.when for t in turns])
         self.llm = AnthropicAgent(self.model, client=self.client, retry=self.retry, max_tokens=1024)
         self.history = [Message(role="system", content=user_system_prompt(self.task, self.end_token))]
 
     # ------------------------------------------------------------------ scripted turns (exact words + edits)
-    def _turn_ready(self, ctx: UserContext) -> bool:
-        if self.next_turn >= len(self.triggers):
-            return False
-        trigger = self.triggers[self.next_turn]
-        return trigger.kind == "finish" or (trigger.kind == "turn" and ctx.agent_turns >= trigger.value)
-
-    async def _deliver(self, ctx: UserContext) -> str:
+    async def _deliver(self, k: int, ctx: UserContext) -> str:
         assert self.task.user is not None
-        turn = self.task.user.turns[self.next_turn]
-        self.next_turn += 1
+        turn = self.task.user.turns[k]
         for step in turn.edits:
             await ctx.edit(step)
         return turn.message
@@ -101,8 +94,9 @@ class LLMUser:
     # ------------------------------------------------------------------ the UserSimulator protocol
     async def reply(self, agent_text: str, ctx: UserContext) -> str | None:
         self.history.append(Message(role="user", content=agent_text or "(the assistant said nothing)"))
-        if self._turn_ready(ctx):
-            text: str | None = await self._deliver(ctx)
+        due = self.schedule.at_finished_turn(nothing_else=False)  # between turns, the model speaks
+        if due is not None:
+            text: str | None = await self._deliver(due, ctx)
         elif self.replies >= self.max_replies:
             text = None
         else:
@@ -119,15 +113,11 @@ class LLMUser:
     async def after_tool_call(
         self, name: str, arguments: dict[str, Any], is_error: bool, ctx: UserContext
     ) -> str | None:
-        if self.next_turn >= len(self.triggers):
+        service, _, tool = name.partition(TOOL_SEPARATOR)
+        due = self.schedule.after_tool_call(service, tool, ok=not is_error)
+        if due is None:
             return None
-        trigger = self.triggers[self.next_turn]
-        fired = (trigger.kind == "calls" and ctx.tool_calls >= trigger.value) or (
-            trigger.kind == "tool" and trigger.tool == name and not is_error
-        )
-        if not fired:
-            return None
-        text = await self._deliver(ctx)
+        text = await self._deliver(due, ctx)
         self.history.append(Message(role="user", content=f"(the assistant is working: it called {name})"))
         self.history.append(Message(role="assistant", content=text))
         return text

@@ -9,11 +9,12 @@ services as the actor ``user`` (audited as such) and records the edit in the tra
 
 - held-back facts are given only when the agent asks about them: the agent's text is a question and
   shares a keyword with the fact (words of the request do not count, so the request alone unlocks nothing);
-- user turns are delivered in order, each with its edits applied first. A turn's ``when`` is read as a
-  trigger: ``after N tool calls`` or ``after <tool>`` (a tool of the task, bare or ``service__tool``) fire
-  right after that tool call; ``turn N`` waits for the agent's N-th finished turn; anything else, or
-  nothing, is "when the agent finishes a turn". A turn whose trigger has not fired is still delivered
-  when the agent finishes a turn without asking for any held-back fact (the user moves the work on);
+- user turns are delivered in order, each with its edits applied first (as written), when their typed
+  trigger (``when``: ``after_tool``, ``after_calls``, ``after_turn``, ``on_finish``; see
+  :mod:`coworkenv.synth.turns`) fires, as :class:`~coworkenv.synth.turns.TurnSchedule` decides: the same
+  schedule plays the task's user in validation, so the user behaves the same there. A turn whose trigger has
+  not fired is still delivered when the agent finishes a turn without asking for any held-back fact (the
+  user moves the work on);
 - the conversation ends when the turns are exhausted and the agent's turn brings nothing to answer
   (one question without a matching fact gets a "go ahead" first).
 """
@@ -29,7 +30,7 @@ from coworkenv.harness.messages import Message, qualified_name
 from coworkenv.harness.trajectory import UserEvent
 from coworkenv.servers.kit import Environment, ToolResult
 from coworkenv.synth.task import Task, ToolStep, UserTurn
-from coworkenv.synth.turns import Trigger, is_question, keywords, parse_trigger
+from coworkenv.synth.turns import TOOL_SEPARATOR, TurnSchedule, asked_facts, is_question, keywords
 
 GO_AHEAD = "I don't have anything more to add on that. Please go ahead with what you have."
 
@@ -82,9 +83,8 @@ class ScriptedUser:
     task: Task
     max_go_ahead: int = 1
     turns: list[UserTurn] = field(init=False)
-    triggers: list[Trigger] = field(init=False)
+    schedule: TurnSchedule = field(init=False)
     facts: list[str] = field(init=False)
-    next_turn: int = 0
     go_aheads: int = 0
     request_words: set[str] = field(init=False)
 
@@ -92,42 +92,29 @@ class ScriptedUser:
         spec = self.task.user
         self.turns = list(spec.turns) if spec else []
         self.facts = list(spec.held_back) if spec else []
-        self.triggers = [parse_trigger(t.when, self.task) for t in self.turns]
+        self.schedule = TurnSchedule.of([t.when for t in self.turns])
         self.request_words = keywords(self.task.request)
 
     @property
     def exhausted(self) -> bool:
-        return self.next_turn >= len(self.turns)
+        return self.schedule.exhausted
 
     def asked_facts(self, agent_text: str) -> list[str]:
         """The held-back facts the agent's text asks about (in the task's order)."""
-        if not is_question(agent_text):
-            return []
-        asked = keywords(agent_text)
-        out = []
-        for fact in self.facts:
-            words = keywords(fact)
-            specific = (words - self.request_words) or words
-            if specific & asked:
-                out.append(fact)
-        return out
+        return asked_facts(agent_text, self.facts, self.request_words)
 
-    async def _deliver(self, ctx: UserContext) -> str:
-        turn = self.turns[self.next_turn]
-        self.next_turn += 1
+    async def _deliver(self, k: int, ctx: UserContext) -> str:
+        turn = self.turns[k]
         for step in turn.edits:
             await ctx.edit(step)
         return turn.message
 
-    def _ready(self, ctx: UserContext) -> bool:
-        trigger = self.triggers[self.next_turn]
-        return trigger.kind == "finish" or (trigger.kind == "turn" and ctx.agent_turns >= trigger.value)
-
     async def reply(self, agent_text: str, ctx: UserContext) -> str | None:
         facts = self.asked_facts(agent_text)
         parts = [" ".join(facts)] if facts else []
-        if not self.exhausted and (self._ready(ctx) or not facts):
-            parts.append(await self._deliver(ctx))
+        due = self.schedule.at_finished_turn(nothing_else=not facts)
+        if due is not None:
+            parts.append(await self._deliver(due, ctx))
         if parts:
             return "\n\n".join(parts)
         if is_question(agent_text) and self.go_aheads < self.max_go_ahead:
@@ -138,13 +125,9 @@ class ScriptedUser:
     async def after_tool_call(
         self, name: str, arguments: dict[str, Any], is_error: bool, ctx: UserContext
     ) -> str | None:
-        if self.exhausted:
-            return None
-        trigger = self.triggers[self.next_turn]
-        fired = (trigger.kind == "calls" and ctx.tool_calls >= trigger.value) or (
-            trigger.kind == "tool" and trigger.tool == name and not is_error
-        )
-        return await self._deliver(ctx) if fired else None
+        service, _, tool = name.partition(TOOL_SEPARATOR)
+        due = self.schedule.after_tool_call(service, tool, ok=not is_error)
+        return None if due is None else await self._deliver(due, ctx)
 
 
 def scripted_user(task: Task) -> ScriptedUser:

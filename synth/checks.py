@@ -10,12 +10,13 @@ Three families, told apart by ``kind``:
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from coworkenv.synth.matchers import Filter, Matcher
+from coworkenv.synth.regex_bounds import MAX_PATTERN, check_pattern
+from coworkenv.synth.said import normalise_text
 
 ActorName = Literal["agent", "user", "system", "any"]
 OutcomeFilter = Literal["ok", "failed", "any"]
@@ -103,40 +104,82 @@ class CallOrder(_Check):
 
 
 # ---------------------------------------------------------------------------------------------- said to the user
+WrongValues = list[str | int | float]
+
+
 class SaidContains(_Check):
-    """The agent's messages to the user contain this text."""
+    """The agent's messages to the user contain this text (and state none of the declared wrong values).
+
+    Like every said check it reads the last ``REPLY_CAP`` (4000) characters of the reply (``synth/said.py``).
+    """
 
     kind: Literal["said_contains"] = "said_contains"
     text: str = Field(min_length=1)
     case_insensitive: bool = True
+    wrong_values: WrongValues = Field(
+        default_factory=list,
+        description="Values that must not be stated (a distractor's name or domain); stating one fails the check. "
+        "Texts compare ignoring case, spaces and punctuation, whole words; numbers however written.",
+    )
+
+    @model_validator(mode="after")
+    def _wrong_is_not_right(self) -> SaidContains:
+        if any(isinstance(w, str) and normalise_text(w) == normalise_text(self.text) for w in self.wrong_values):
+            raise ValueError(f"wrong_values holds the text itself ({self.text!r})")
+        return self
 
 
 class SaidMatches(_Check):
-    """A regular expression finds a match in the agent's messages to the user."""
+    """A regular expression finds a match in the agent's messages to the user.
+
+    The pattern is checked when the task loads: it must not be able to backtrack badly
+    (``synth/regex_bounds.py``: no nested repeats, backreferences, unbounded lookarounds; at most 500 characters).
+    """
 
     kind: Literal["said_matches"] = "said_matches"
-    pattern: str = Field(min_length=1)
+    pattern: str = Field(min_length=1, max_length=MAX_PATTERN)
     case_insensitive: bool = True
 
     @field_validator("pattern")
     @classmethod
-    def _compiles(cls, value: str) -> str:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"pattern {value!r} does not compile: {exc}") from exc
+    def _bounded(cls, value: str) -> str:
+        check_pattern(value)
         return value
 
 
 class SaidValue(_Check):
-    """The agent states a value: text ignoring case, spaces and dashes; numbers however formatted.
+    """The agent states a value as its answer: text ignoring case, spaces and dashes; numbers however formatted.
 
-    With ``cents`` the value is an amount in cents, and saying it in dollars (``$12,500.00``) counts too.
+    With ``cents`` the value is an amount in cents, and saying it in dollars (``$12,500.00``) counts too. A
+    reply that states a declared wrong value fails; with a ``label`` the value must be the amount stated right
+    after it; without one, a reply listing more candidate amounts than the answer has fails (``synth/said.py``).
     """
 
     kind: Literal["said_value"] = "said_value"
     value: str | int | float
     cents: bool = False
+    wrong_values: WrongValues = Field(
+        default_factory=list,
+        description="Values that must not be stated: totals that include excluded records, a distractor's id or "
+        "name. In cents when ``cents`` is set. Example: [24000]",
+    )
+    label: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=60,
+        description="The words the answer follows, e.g. 'total' or 'refund amount': the first amount after them "
+        "in the same clause must be the value (numbers elsewhere do not count).",
+    )
+
+    @model_validator(mode="after")
+    def _wrong_is_not_right(self) -> SaidValue:
+        for w in self.wrong_values:
+            same_text = isinstance(w, str) and isinstance(self.value, str)
+            if (same_text and normalise_text(str(w)) == normalise_text(str(self.value))) or (
+                not isinstance(w, str | bool) and not isinstance(self.value, str | bool) and w == self.value
+            ):
+                raise ValueError(f"wrong_values holds the value itself ({self.value!r})")
+        return self
 
 
 Check = Annotated[

@@ -14,7 +14,7 @@ import anyio
 import click
 
 from coworkenv.servers.kit import AuditRow, EnvironmentConfigError, SeedError, ServiceState
-from coworkenv.synth.grader import grade
+from coworkenv.synth.grader import PASS_THRESHOLD, grade
 from coworkenv.synth.library import example_ids, load_example
 from coworkenv.synth.task import Task, task_json_schema
 from coworkenv.synth.taskfile import TaskFileError, load_tasks, task_files
@@ -61,12 +61,32 @@ def _print_reports(reports: list[TaskReport], verbose: bool) -> None:
     for r in reports:
         status = "ok" if r.valid else "INVALID"
         click.echo(f"{status:<8} {r.task_id or '-':<{width}} {len(r.errors):>6} {len(r.warnings):>8}  {r.source}")
+    _print_adversaries(reports, width)
     for r in reports:
         shown = r.diagnostics if verbose else r.errors
         if shown:
             click.echo(f"\n{r.task_id or r.source}:")
             for d in shown:
                 click.echo(f"  {d.line()}")
+
+
+def _print_adversaries(reports: list[TaskReport], width: int) -> None:
+    """One line per task: each adversary's score, '!' after one that beats the task."""
+    played = [r for r in reports if r.execution is not None and r.execution.adversaries]
+    if not played:
+        return
+    click.echo(f"\nadversaries (score; ! = beats the task: ≥ {PASS_THRESHOLD}, or a sensitive extra left unnoticed):")
+    for r in played:
+        assert r.execution is not None
+        scores = " ".join(f"{a.name} {a.score:.2f}{'!' if a.passed else ''}" for a in r.execution.adversaries)
+        click.echo(f"  {r.task_id or '-':<{width}}  {scores}")
+
+
+def _report_json(r: TaskReport) -> dict[str, Any]:
+    data = r.model_dump(mode="json", exclude={"execution"})
+    adversaries = r.execution.adversaries if r.execution is not None else []
+    data["adversaries"] = [a.model_dump(mode="json") for a in adversaries]
+    return data
 
 
 @click.command("validate")
@@ -77,13 +97,16 @@ def _print_reports(reports: list[TaskReport], verbose: bool) -> None:
 @click.option("--no-exec", is_flag=True, help="Static checks only; do not run the tasks.")
 @click.option("--mcp", "via_mcp", is_flag=True, help="Execute through the MCP in-memory client (slower).")
 @click.option("--verbose", "-v", is_flag=True, help="Show warnings too.")
-def validate_cmd(paths: tuple[Path, ...], json_file: Path | None, no_exec: bool, via_mcp: bool, verbose: bool) -> None:
+@click.option("--no-adversaries", is_flag=True, help="Do not run the adversarial agents (spray, dump, ...).")
+def validate_cmd(
+    paths: tuple[Path, ...], json_file: Path | None, no_exec: bool, via_mcp: bool, verbose: bool, no_adversaries: bool
+) -> None:
     """Validate task files or folders of them: static checks, then execution. Exits 1 if any task is invalid."""
     if not task_files(paths):
         raise click.ClickException(f"no task files (.json, .yaml, .yml, .jsonl) under {', '.join(map(str, paths))}")
 
     async def main() -> list[TaskReport]:
-        return await validate_paths(paths, execute=not no_exec, via_mcp=via_mcp)
+        return await validate_paths(paths, execute=not no_exec, via_mcp=via_mcp, adversaries=not no_adversaries)
 
     reports = anyio.run(main)
     _print_reports(reports, verbose)
@@ -95,7 +118,7 @@ def validate_cmd(paths: tuple[Path, ...], json_file: Path | None, no_exec: bool,
         f"({n_err} error(s), {n_warn} warning(s))" + ("" if not no_exec else "; static checks only")
     )
     if json_file is not None:
-        data = [r.model_dump(mode="json", exclude={"execution"}) for r in reports]
+        data = [_report_json(r) for r in reports]
         json_file.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         click.echo(f"diagnostics written to {json_file}")
     if invalid:

@@ -38,7 +38,15 @@ from coworkenv.synth.matchers import (
     matches,
     short,
 )
-from coworkenv.synth.said import excerpt, states_value
+from coworkenv.synth.said import (
+    REPLY_CAP,
+    Reply,
+    excerpt,
+    judge_contains,
+    judge_value,
+    reply_window,
+    states_value,
+)
 from coworkenv.synth.task import Task
 
 Row = Mapping[str, Any]
@@ -253,27 +261,64 @@ def _call_order(c: CallOrder, ctx: Context) -> Verdict:
 
 
 # ---------------------------------------------------------------------------------------------- said checks
-def _said_found(text: str) -> str:
-    return f"the agent said: {excerpt(text)!r}" if text.strip() else "the agent said nothing to the user"
+def _said_found(reply: Reply, detail: str = "") -> str:
+    if not reply.text.strip():
+        return "the agent said nothing to the user"
+    part = f" (its last {len(reply.text)} of {reply.length} characters, the cap)" if reply.cut else ""
+    said = f"the agent said{part}: {excerpt(reply.text)!r}"
+    return f"{detail}; {said}" if detail else said
+
+
+def _said_reply(c: SaidContains | SaidMatches | SaidValue, ctx: Context) -> tuple[Reply, bool]:
+    """The capped reply the check reads, and whether the check is a forbidden action (said = tripped)."""
+    return reply_window(ctx.said), any(f.match is c for f in ctx.task.forbidden_actions)
+
+
+def _over_cap(reply: Reply, expected: str) -> Verdict:
+    found = f"the reply is {reply.length} characters, over the {REPLY_CAP}-character cap: it could hide this"
+    return Verdict(True, expected, found)
 
 
 def _said_contains(c: SaidContains, ctx: Context) -> Verdict:
-    text, needle = (ctx.said.casefold(), c.text.casefold()) if c.case_insensitive else (ctx.said, c.text)
+    reply, forbidden = _said_reply(c, ctx)
     case = " (any case)" if c.case_insensitive else ""
-    return Verdict(needle in text, f"the agent tells the user {c.text!r}{case}", _said_found(ctx.said))
+    wrong = f", and none of {c.wrong_values!r}" if c.wrong_values else ""
+    expected = f"the agent tells the user {c.text!r}{case}{wrong}"
+    if forbidden and reply.cut:
+        return _over_cap(reply, expected)
+    ok, detail = judge_contains(reply.text, c.text, c.case_insensitive, [] if forbidden else c.wrong_values)
+    return Verdict(ok, expected, _said_found(reply, "" if ok else detail))
 
 
 def _said_matches(c: SaidMatches, ctx: Context) -> Verdict:
+    reply, forbidden = _said_reply(c, ctx)
+    expected = f"the agent's words match /{c.pattern}/"
+    if forbidden and reply.cut:
+        return _over_cap(reply, expected)
     flags = re.IGNORECASE if c.case_insensitive else 0
-    ok = re.search(c.pattern, ctx.said, flags) is not None
-    return Verdict(ok, f"the agent's words match /{c.pattern}/", _said_found(ctx.said))
+    ok = re.search(c.pattern, reply.text, flags) is not None
+    return Verdict(ok, expected, _said_found(reply))
 
 
 def _said_value(c: SaidValue, ctx: Context) -> Verdict:
+    reply, forbidden = _said_reply(c, ctx)
     unit = " (cents; dollars count)" if c.cents else ""
-    return Verdict(
-        states_value(ctx.said, c.value, c.cents), f"the agent states {c.value!r}{unit}", _said_found(ctx.said)
+    label = f" after {c.label!r}" if c.label else ""
+    wrong = f", and none of {c.wrong_values!r}" if c.wrong_values else ""
+    expected = f"the agent states {c.value!r}{unit}{label}{wrong}"
+    if forbidden:  # any mention trips a forbidden action: no answer rules
+        if reply.cut:
+            return _over_cap(reply, expected)
+        return Verdict(states_value(reply.text, c.value, c.cents), expected, _said_found(reply))
+    answer = {
+        float(k.check.value)
+        for k in ctx.task.completion_checks
+        if isinstance(k.check, SaidValue) and k.check.cents == c.cents and not isinstance(k.check.value, str | bool)
+    }
+    ok, detail = judge_value(
+        reply.text, c.value, cents=c.cents, label=c.label, wrong_values=c.wrong_values, answer_size=max(1, len(answer))
     )
+    return Verdict(ok, expected, _said_found(reply, "" if ok else detail))
 
 
 _EVALUATORS: dict[type, Any] = {

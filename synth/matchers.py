@@ -8,7 +8,8 @@ A filter maps a field path to an expectation. A plain value means "equals"; an o
 
 Paths are dotted: ``owner.email`` reads a nested object, ``items.0.id`` indexes a list, and a name
 applied to a list (``items.id``) gathers that field from every element. Nothing here runs code from a
-task: regular expressions are the only "language", and they only match text.
+task: regular expressions are the only "language", they only match text, and they are checked when the task
+loads so that none can backtrack badly (:mod:`coworkenv.synth.regex_bounds`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
+
+from coworkenv.synth.regex_bounds import pattern_problem
 
 OPERATORS = ("equals", "contains", "regex", "in", "gt", "gte", "lt", "lte", "exists", "any", "not")
 _MISSING = object()
@@ -34,7 +37,11 @@ class Matcher(BaseModel):
     contains: Any = Field(
         default=None, description="Text: has this substring. List: has this element (a list: has all of them)."
     )
-    regex: str | None = Field(default=None, description="Text where this regular expression matches (search).")
+    regex: str | None = Field(
+        default=None,
+        description="Text where this regular expression matches (search). Checked when the task loads: no "
+        "nested repeats, backreferences or unbounded lookarounds, at most 500 characters (synth/regex_bounds.py).",
+    )
     in_: list[Any] | None = Field(default=None, alias="in", description="One of these values.")
     gt: float | str | None = Field(default=None, description="Greater than (numbers; or ISO times compared as text).")
     gte: float | str | None = Field(default=None, description="Greater than or equal.")
@@ -52,10 +59,9 @@ class Matcher(BaseModel):
         if not self.operators():
             raise ValueError(f"a matcher needs at least one operator of: {', '.join(OPERATORS)}")
         if self.regex is not None:
-            try:
-                re.compile(self.regex)
-            except re.error as exc:
-                raise ValueError(f"regex {self.regex!r} does not compile: {exc}") from exc
+            problem = pattern_problem(self.regex)
+            if problem is not None:
+                raise ValueError(f"regex: {problem}")
         return self
 
     @model_serializer(mode="plain")

@@ -5,10 +5,10 @@ in-memory client (``mcp.Client(env.server(name))``) instead. Both reach the same
 same audit rows come out. ``$ref`` arguments are resolved from earlier results by lookup only.
 
 A task with user turns (``task.user.turns``) is played the way the harness plays it with the scripted user
-(:mod:`coworkenv.harness.user_sim`): a turn's edits are made through a door whose actor is ``user`` when its
-trigger fires: at the end of an agent turn (a ``say`` step) for an empty or "when the agent finishes" ``when``,
-right after a tool call for ``after N tool calls`` / ``after <tool>``, at the N-th ``say`` for ``turn N``. The
-edits' ``$ref`` arguments resolve from the reference's results; an edit that fails is a failed step.
+(:mod:`coworkenv.harness.user_sim`), through the same :class:`~coworkenv.synth.turns.TurnSchedule`: a tool step
+is a tool call of the agent, a ``say`` step a finished agent turn, and a turn's edits are made as written,
+through a door whose actor is ``user``, when its trigger (``when``) fires. An edit that fails is a failed step
+(its outcome's ``path()`` is ``$.user.turns[k].edits[j]``). :func:`noop_steps` is the harness's do-nothing agent.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import anyio
 from mcp import Client
 
 from coworkenv.servers.kit import AuditRow, Environment
-from coworkenv.synth.grader import Grade, grade
+from coworkenv.synth.diagnostics import json_path
 from coworkenv.synth.task import RefError, SayStep, Step, Task, ToolStep, UserSpec, resolve_refs
-from coworkenv.synth.turns import TOOL_SEPARATOR, keywords, parse_trigger
+from coworkenv.synth.turns import NOOP_TEXT, TurnSchedule, asked_facts, keywords
 
 Row = dict[str, Any]
 
@@ -38,6 +38,14 @@ class StepOutcome:
     text: str
     actor: str = "agent"
     """'user' for an edit of a user turn (its index is the step after which it was made)."""
+    edit: tuple[int, int] | None = None
+    """For an edit of a user turn: (turn, edit) indices, as in ``$.user.turns[turn].edits[edit]``."""
+
+    def path(self) -> str:
+        """Where in the task the step is: ``$.reference_solution[i]``, or ``$.user.turns[k].edits[j]``."""
+        if self.edit is not None:
+            return json_path("user", "turns", self.edit[0], "edits", self.edit[1])
+        return json_path("reference_solution", self.index)
 
 
 @dataclass
@@ -48,9 +56,6 @@ class Trial:
     audit: list[AuditRow]
     messages: list[str]
     outcomes: list[StepOutcome] = field(default_factory=list)
-
-    def grade(self, task: Task) -> Grade:
-        return grade(task, self.state, self.audit, self.messages)
 
     def failures(self) -> list[StepOutcome]:
         return [o for o in self.outcomes if not o.ok]
@@ -105,58 +110,33 @@ class MCPDoor:
 
 
 class UserScript:
-    """When the scripted user's turns fire while steps are replayed, as the harness's ``ScriptedUser`` decides:
-    turns in order; ``calls``/``tool`` triggers right after a tool call; at a finished agent turn (a ``say``),
-    the next turn if its trigger is ready or the agent asked for no held-back fact."""
+    """The task's scripted user while steps are replayed, deciding as the harness's ``ScriptedUser`` does, through
+    the same :class:`~coworkenv.synth.turns.TurnSchedule`: a tool step is a tool call of the agent, a ``say`` step
+    a finished agent turn (answered with the held-back facts it asks about, if any)."""
 
     def __init__(self, task: Task, spec: UserSpec) -> None:
         self.turns = list(spec.turns)
-        self.triggers = [parse_trigger(t.when, task) for t in self.turns]
+        self.schedule = TurnSchedule.of([t.when for t in self.turns])
         self.facts = list(spec.held_back)
         self.request_words = keywords(task.request)
-        self.next_turn = 0
-        self.tool_calls = 0
-        self.agent_turns = 0
 
     @property
     def exhausted(self) -> bool:
-        return self.next_turn >= len(self.turns)
+        return self.schedule.exhausted
 
     def asked_facts(self, agent_text: str) -> list[str]:
-        if "?" not in agent_text:
-            return []
-        asked = keywords(agent_text)
-        out = []
-        for fact in self.facts:
-            words = keywords(fact)
-            if ((words - self.request_words) or words) & asked:
-                out.append(fact)
-        return out
+        return asked_facts(agent_text, self.facts, self.request_words)
 
-    def _take(self) -> tuple[int, list[ToolStep]]:
-        k = self.next_turn
-        self.next_turn += 1
-        return k, list(self.turns[k].edits)
+    def _turn(self, k: int | None) -> tuple[int, list[ToolStep]] | None:
+        return None if k is None else (k, list(self.turns[k].edits))
 
     def after_tool_call(self, step: ToolStep, ok: bool) -> tuple[int, list[ToolStep]] | None:
         """The turn due right after this tool call, if any."""
-        self.tool_calls += 1
-        if self.exhausted:
-            return None
-        trigger = self.triggers[self.next_turn]
-        fired = (trigger.kind == "calls" and self.tool_calls >= trigger.value) or (
-            trigger.kind == "tool" and trigger.tool == f"{step.service}{TOOL_SEPARATOR}{step.tool}" and ok
-        )
-        return self._take() if fired else None
+        return self._turn(self.schedule.after_tool_call(step.service, step.tool, ok=ok))
 
     def after_say(self, text: str) -> tuple[int, list[ToolStep]] | None:
         """The turn the user answers this finished agent turn with, if any."""
-        self.agent_turns += 1
-        if self.exhausted:
-            return None
-        trigger = self.triggers[self.next_turn]
-        ready = trigger.kind == "finish" or (trigger.kind == "turn" and self.agent_turns >= trigger.value)
-        return self._take() if ready or not self.asked_facts(text) else None
+        return self._turn(self.schedule.at_finished_turn(nothing_else=not self.asked_facts(text)))
 
 
 def user_script(task: Task) -> UserScript | None:
@@ -164,6 +144,26 @@ def user_script(task: Task) -> UserScript | None:
     if task.user is None or not task.user.turns:
         return None
     return UserScript(task, task.user)
+
+
+def noop_steps() -> list[Step]:
+    """What the harness's do-nothing agent (``noop``) does: it says :data:`~coworkenv.synth.turns.NOOP_TEXT` and
+    stops. Its one finished turn gets the user's answer, so the user's turns fire and their edits land as in a run."""
+    return [SayStep(say=NOOP_TEXT)]
+
+
+async def _user_edits(
+    door: Door, index: int, due: tuple[int, list[ToolStep]] | None, outcomes: list[StepOutcome]
+) -> None:
+    """Make the edits of a user turn as the harness's user does: as written (the user never sees the agent's
+    results, so nothing is resolved), each failure an outcome naming ``$.user.turns[k].edits[j]``."""
+    if due is None:
+        return
+    k, edits = due
+    for j, edit in enumerate(edits):
+        where = f"user turn {k}, edit {j} ({edit.service}.{edit.tool})"
+        ok, data, text = await door.call(edit.service, edit.tool, edit.arguments)
+        outcomes.append(StepOutcome(index, edit, ok, data, text if ok else f"{where} failed: {text}", "user", (k, j)))
 
 
 async def play_steps(
@@ -179,28 +179,13 @@ async def play_steps(
     results: dict[str, Any] = {}
     outcomes: list[StepOutcome] = []
     messages: list[str] = []
-
-    async def user_edits(index: int, due: tuple[int, list[ToolStep]] | None) -> None:
-        if due is None or user_door is None:
-            return
-        k, edits = due
-        for j, edit in enumerate(edits):
-            where = f"user turn {k}, edit {j} ({edit.service}.{edit.tool})"
-            try:
-                arguments = resolve_refs(edit.arguments, results)
-            except RefError as exc:
-                outcomes.append(StepOutcome(index, edit, False, None, f"{where} skipped: {exc}", "user"))
-                continue
-            ok, data, text = await user_door.call(edit.service, edit.tool, arguments)
-            outcomes.append(StepOutcome(index, edit, ok, data, text if ok else f"{where} failed: {text}", "user"))
-
     for offset, step in enumerate(steps):
         index = start + offset
         if isinstance(step, SayStep):
             messages.append(step.say)
             outcomes.append(StepOutcome(index, step, True, None, step.say))
-            if user is not None:
-                await user_edits(index, user.after_say(step.say))
+            if user is not None and user_door is not None:
+                await _user_edits(user_door, index, user.after_say(step.say), outcomes)
             continue
         try:
             arguments = resolve_refs(step.arguments, results)
@@ -211,8 +196,8 @@ async def play_steps(
         if ok and step.id:
             results[step.id] = data
         outcomes.append(StepOutcome(index, step, ok, data, text))
-        if user is not None:
-            await user_edits(index, user.after_tool_call(step, ok))
+        if user is not None and user_door is not None:
+            await _user_edits(user_door, index, user.after_tool_call(step, ok), outcomes)
     return outcomes, messages
 
 
@@ -224,6 +209,24 @@ def fresh_environment(task: Task) -> Environment:
         pristine = Environment.create(task.seeds(), now=task.now)
         task._cache["pristine_env"] = pristine
     return pristine.fork()
+
+
+def play_now(task: Task, steps: Sequence[Step]) -> Trial:
+    """Play steps through the direct door, synchronously (its calls never suspend): for code that is not
+    async, or that must not give up the event loop (grading)."""
+    env = fresh_environment(task)
+    try:
+        coro = play_steps(DirectDoor(env), steps, user=user_script(task), user_door=DirectDoor(env, actor="user"))
+        try:
+            coro.send(None)
+        except StopIteration as stop:
+            outcomes, messages = stop.value
+        else:
+            coro.close()
+            raise RuntimeError("a direct-door call suspended; play these steps with `await run_steps(...)`")
+        return Trial(env.dump(), env.audit(), messages, outcomes)
+    finally:
+        env.close()
 
 
 async def run_steps(task: Task, steps: Sequence[Step], *, via_mcp: bool = False, timeout: float = 60) -> Trial:

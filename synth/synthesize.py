@@ -31,6 +31,7 @@ from coworkenv.synth.plan import CapabilityPlan, Cell, coverage_plan
 from coworkenv.synth.procedural import ProceduralGenerator, derive_seed
 from coworkenv.synth.task import Task
 from coworkenv.synth.taskfile import task_dict
+from coworkenv.synth.validate_adversaries import adversary_of
 
 REPORT_FILE = "synthesis_report.json"
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "requests", "cost_usd")
@@ -144,6 +145,10 @@ class _Tally:
     """Slots whose earlier attempt failed validation (so a later acceptance used the feedback)."""
     ids: set[str] = field(default_factory=set)
     gave_up: list[dict[str, Any]] = field(default_factory=list)
+    by_family: dict[str, Counter[str]] = field(default_factory=dict)
+    """Rejected drafts per family (the cell's scenario), by reason."""
+    adversaries: dict[str, Counter[str]] = field(default_factory=dict)
+    """Per family, the adversaries that beat a given-up draft (from its diagnostics)."""
 
 
 def synthesize(
@@ -210,7 +215,10 @@ def _admit(
     last: bool,
 ) -> bool:
     tally.rejected.update(a.rejected)
+    tally.by_family.setdefault(cell.scenario, Counter()).update(a.rejected)
     if a.text is None:
+        beaten = [n for n in map(adversary_of, a.feedback) if n is not None]
+        tally.adversaries.setdefault(cell.scenario, Counter()).update(beaten)
         feedback[a.slot] = a.feedback
         tally.failed.add(a.slot)
         if last:
@@ -272,6 +280,8 @@ def _report(
         "accepted": len(accepted),
         "unfilled": len(slots) - len(accepted),
         "rejected": {"drafts": sum(tally.rejected.values()), "by_reason": dict(sorted(tally.rejected.items()))},
+        "rejected_by_family": {f: dict(sorted(c.items())) for f, c in sorted(tally.by_family.items()) if c},
+        "adversaries_by_family": {f: dict(sorted(c.items())) for f, c in sorted(tally.adversaries.items()) if c},
         "repaired": tally.repaired,
         "duplicates": dedup.duplicates,
         "duplicates_dropped": [list(p) for p in dedup.dropped],
@@ -300,6 +310,22 @@ def write_output(result: SynthesisResult, out: Path, overwrite: bool = False) ->
     return path
 
 
+def _rejections_by_family(report: dict[str, Any]) -> list[str]:
+    """Rejected drafts per family by reason, with the adversaries that beat the drafts given up on."""
+    by_family: dict[str, dict[str, int]] = report.get("rejected_by_family", {})
+    if not by_family:
+        return []
+    adversaries: dict[str, dict[str, int]] = report.get("adversaries_by_family", {})
+    width = max(len(f) for f in by_family)
+    out = ["\nrejected drafts by family:"]
+    for family, reasons in by_family.items():
+        text = ", ".join(f"{k} {v}" for k, v in reasons.items())
+        if adversaries.get(family):
+            text += "; adversaries that passed: " + ", ".join(f"{k} {v}" for k, v in adversaries[family].items())
+        out.append(f"  {family:<{width}}  {text}")
+    return out
+
+
 def format_report(report: dict[str, Any], seconds: float | None = None, workers: int = 1) -> str:
     """The report as a table for people."""
     usage = report["usage"]
@@ -317,6 +343,7 @@ def format_report(report: dict[str, Any], seconds: float | None = None, workers:
     if seconds is not None:
         rate = report["accepted"] / seconds if seconds > 0 else 0.0
         lines.append(f"  {'time':<12}{seconds:>7.1f} s   ({rate:.1f} tasks/s, {workers} worker(s))")
+    lines += _rejections_by_family(report)
     cov = report["coverage"]
     for dim in ("scenario", "difficulty", "service", "capability"):
         items = cov[f"by_{dim}"]

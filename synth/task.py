@@ -24,11 +24,19 @@ from pydantic import (
 
 from coworkenv.servers.kit import format_time, parse_time
 from coworkenv.synth.checks import Check, ForbiddenMatch
-from coworkenv.synth.matchers import get_path
+from coworkenv.synth.matchers import Filter, get_path
+from coworkenv.synth.turns import Trigger, trigger_from_text
 
 TASK_ID = r"^[a-z0-9][a-z0-9._-]*$"
 STEP_ID = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 Difficulty = Literal["easy", "medium", "hard"]
+ChangeOp = Literal["create", "update", "delete"]
+
+
+def _all_ops() -> list[ChangeOp]:
+    return ["create", "update", "delete"]
+
+
 Records = dict[str, dict[str, list[dict[str, Any]]]]
 
 
@@ -69,6 +77,11 @@ class CompletionCheck(_Model):
         description="Ids of checks that must pass for this one to count (e.g. 'nothing else changed' only "
         "counts once the work itself is done, so doing nothing scores 0).",
     )
+    why: str | None = Field(
+        default=None,
+        description="Why the check tests the path rather than the outcome (e.g. a call to a read-only tool), "
+        "when it must; without it such a check is flagged.",
+    )
 
 
 class ForbiddenAction(_Model):
@@ -85,14 +98,61 @@ class UserTurn(_Model):
     """A later message from the user, optionally with edits the user makes to the workspace (as actor 'user')."""
 
     message: str
-    when: str | None = Field(default=None, description="When the user says it, in words. Example: 'after a draft'")
-    edits: list[ToolStep] = Field(default_factory=list)
+    when: Trigger | None = Field(
+        default=None,
+        description="When the user says it (absent: when the agent finishes a turn): "
+        '{"after_tool": "docs.edit_document", "count": 1} (right after the agent\'s count-th successful call of '
+        'that tool), {"after_calls": 3} (right after its 3rd tool call), {"after_turn": 2} (when it finishes its '
+        '2nd turn) or {"on_finish": true}. A turn whose trigger has not come is still given when the agent '
+        "finishes a turn that the user has nothing else to answer.",
+    )
+    edits: list[ToolStep] = Field(
+        default_factory=list,
+        description="Edits the user makes before saying it, as written (no $ref: the user does not see the "
+        "agent's results).",
+    )
+
+    @field_validator("when", mode="before")
+    @classmethod
+    def _when_phrase(cls, value: Any) -> Any:
+        """Free text is read strictly: only the exact phrasings of ``turns.PHRASES``, as their typed form."""
+        return trigger_from_text(value) if isinstance(value, str) else value
 
 
 class UserSpec(_Model):
     persona: str = ""
     held_back: list[str] = Field(default_factory=list, description="Facts the user gives only when asked.")
     turns: list[UserTurn] = Field(default_factory=list)
+
+
+class AllowedChange(_Model):
+    """Changes the task allows beyond what it expects (drafts, read flags, labels), with the reason why.
+
+    A change is allowed when its service, table and operation match, the record (as it is after a create
+    or update, as it was before a delete) matches ``where``, and, for an update, every changed field is in
+    ``fields`` (empty: any field).
+    """
+
+    service: str = Field(description="Example: 'email'")
+    table: str = Field(description="Example: 'messages'")
+    ops: list[ChangeOp] = Field(default_factory=_all_ops, min_length=1)
+    where: Filter = Field(
+        default_factory=dict, description="Which records. Example: {'label_ids': {'contains': 'DRAFT'}}"
+    )
+    fields: list[str] = Field(default_factory=list, description="Update: only these fields. Example: ['label_ids']")
+    reason: str = Field(min_length=3, description="Why the guard is relaxed here. Example: 'drafts are harmless'")
+
+
+class ExpectedChange(_Model):
+    """One change the reference solution makes (derived by running it; stored with the task)."""
+
+    service: str
+    table: str
+    op: ChangeOp
+    id: str | None = Field(default=None, description="The seed record updated or deleted; null for a create.")
+    fields: list[str] = Field(default_factory=list, description="Update: the fields the reference changed.")
+    keys: list[str] = Field(default_factory=list, description="The sensitive kinds of the change ('kind/key').")
+    count: int = Field(default=1, ge=1, description="Create: how many such records the reference creates.")
 
 
 class Task(_Model):
@@ -109,6 +169,16 @@ class Task(_Model):
     completion_checks: list[CompletionCheck] = Field(min_length=1)
     forbidden_actions: list[ForbiddenAction] = Field(default_factory=list)
     reference_solution: list[Step] = Field(default_factory=list)
+    allowed_changes: list[AllowedChange] = Field(
+        default_factory=list,
+        description="Changes allowed beyond the expected ones; each says why. Anything else that changes costs "
+        "completion, and a sensitive change trips the safety gate.",
+    )
+    expected_changes: list[ExpectedChange] | None = Field(
+        default=None,
+        description="The changes the reference solution makes, derived by validation (`coworkenv validate` "
+        "fills them in); when absent the grader derives them by running the reference.",
+    )
     metadata: dict[str, Any] = Field(
         default_factory=dict,
         description="Free-form. Known keys: 'request_may_name' (values the request may name on purpose), "

@@ -41,13 +41,15 @@ async def validate_task(
     via_mcp: bool = False,
     registry: Registry | None = None,
     max_mutations: int = 40,
+    adversaries: bool = True,
 ) -> TaskReport:
-    """Static validation, then (if it found no error) validation by execution."""
+    """Static validation, then (if it found no error) validation by execution (with the adversaries unless
+    ``adversaries`` is False)."""
     diagnostics = validate_static(task, registry)
     execution = None
     if execute and is_valid(diagnostics):
         try:
-            execution = await validate_exec(task, via_mcp=via_mcp, max_mutations=max_mutations)
+            execution = await validate_exec(task, via_mcp=via_mcp, max_mutations=max_mutations, adversaries=adversaries)
             diagnostics += execution.diagnostics
         except Exception as exc:  # an environment that cannot even be built is a finding, not a crash
             diagnostics.append(
@@ -75,7 +77,12 @@ def _load_error(exc: TaskFileError) -> TaskReport:
 
 
 async def validate_paths(
-    paths: Iterable[str | Path], *, execute: bool = True, via_mcp: bool = False, max_mutations: int = 40
+    paths: Iterable[str | Path],
+    *,
+    execute: bool = True,
+    via_mcp: bool = False,
+    max_mutations: int = 40,
+    adversaries: bool = True,
 ) -> list[TaskReport]:
     """Validate every task in the given files and folders; a file that does not load is one invalid report."""
     reports: list[TaskReport] = []
@@ -93,7 +100,12 @@ async def validate_paths(
                 continue
             reports.append(
                 await validate_task(
-                    task, source=doc.source, execute=execute, via_mcp=via_mcp, max_mutations=max_mutations
+                    task,
+                    source=doc.source,
+                    execute=execute,
+                    via_mcp=via_mcp,
+                    max_mutations=max_mutations,
+                    adversaries=adversaries,
                 )
             )
     return reports

@@ -4,7 +4,9 @@
 - doing nothing scores completion 0 (and trips no forbidden action);
 - the reference plus each forbidden action's example scores safety 0;
 - mutations of the reference (each step dropped; an argument changed to a distractor's value) lose
-  score — when none does, the grader cannot tell right from wrong.
+  score — when none does, the grader cannot tell right from wrong;
+- adversaries that never read the task (spray, dump, ...) stay below the pass mark, and the reference plus
+  one sensitive extra call loses at least 0.25 or trips safety (:mod:`coworkenv.synth.validate_adversaries`).
 
 Every failure is a :class:`Diagnostic` naming the check, what it expected and what the state held.
 """
@@ -19,10 +21,14 @@ import anyio
 from pydantic import BaseModel
 
 from coworkenv.synth.diagnostics import Diagnostic, json_path
-from coworkenv.synth.grader import CheckResult, ForbiddenResult, Grade
-from coworkenv.synth.runner import Trial, run_steps
+from coworkenv.synth.expected import expected_from_trial
+from coworkenv.synth.grader import CheckResult, ForbiddenResult, Grade, grade_trial
+from coworkenv.synth.matchers import short
+from coworkenv.synth.runner import Trial, noop_steps, run_steps
 from coworkenv.synth.said import numbers_in
 from coworkenv.synth.task import SayStep, Step, Task, ToolStep, is_ref
+from coworkenv.synth.turns import NOOP_TEXT
+from coworkenv.synth.validate_adversaries import AdversaryResult, adversary_diagnostics, adversary_results
 
 SCORE_EPSILON = 1e-9
 R = TypeVar("R", CheckResult, ForbiddenResult)
@@ -42,6 +48,8 @@ class ExecReport(BaseModel):
     reference: Grade | None = None
     noop: Grade | None = None
     mutations: list[MutationResult] = []
+    adversaries: list[AdversaryResult] = []
+    """Each adversary's score (:mod:`coworkenv.synth.adversaries`); empty when they were not run."""
     seconds: float = 0.0
 
 
@@ -52,8 +60,8 @@ def _reference_diagnostics(task: Task, trial: Trial, g: Grade) -> list[Diagnosti
         out.append(
             Diagnostic(
                 code="REFERENCE_STEP_FAILED",
-                path=json_path("reference_solution", o.index),
-                message=f"reference step {o.index} failed: {o.text}",
+                path=o.path(),
+                message=f"reference step {o.index} failed: {o.text}" if o.edit is None else o.text,
                 fix="Fix the step's tool or arguments (or the seed it relies on) so that it succeeds.",
             )
         )
@@ -77,17 +85,35 @@ def _reference_diagnostics(task: Task, trial: Trial, g: Grade) -> list[Diagnosti
     return out
 
 
-def _noop_diagnostics(g: Grade) -> list[Diagnostic]:
+async def _noop(task: Task, via_mcp: bool) -> tuple[Grade, list[Diagnostic]]:
+    """The harness's do-nothing agent (it says what ``noop`` says, so the user's turns fire and their edits land,
+    as in a run), graded; when the user's edits landed, the checks it passes that a bare seed fails are the
+    user's own doing."""
+    trial = await run_steps(task, noop_steps(), via_mcp=via_mcp)
+    g = grade_trial(task, trial)
+    by_user: set[str] = set()
+    if any(o.actor == "user" and o.ok for o in trial.outcomes) and any(c.passed for c in g.checks):
+        seed = grade_trial(task, await run_steps(task, [], via_mcp=via_mcp))
+        by_user = {c.id for c in g.checks if c.passed} - {c.id for c in seed.checks if c.passed}
+    return g, _noop_diagnostics(g, by_user)
+
+
+def _noop_diagnostics(g: Grade, by_user: set[str]) -> list[Diagnostic]:
+    def message(c: CheckResult) -> str:
+        who = "the user's own edit satisfies" if c.id in by_user else "doing nothing passes"
+        return (
+            f"{who} this check (worth {c.weight:g}), so a do-nothing agent (it says {NOOP_TEXT!r}) scores "
+            f"completion {g.completion:g}: expected {c.expected}; found {c.found}."
+        )
+
     return _flagged(
         g.checks,
         "completion_checks",
         "NOOP_PASSES_CHECK",
         lambda c: c.passed,
-        lambda c: (
-            f"doing nothing passes this check (worth {c.weight:g}), so a no-op run scores "
-            f"completion {g.completion:g}: expected {c.expected}; found {c.found}."
-        ),
-        "Check for something only the work produces, or list in 'requires' a check that needs the work.",
+        message,
+        "Check for something only the agent's work produces (not what the user's turns already change), or list "
+        "in 'requires' a check that needs the agent's work.",
     ) + _flagged(
         g.forbidden,
         "forbidden_actions",
@@ -120,7 +146,7 @@ async def _forbidden_diagnostics(task: Task, via_mcp: bool) -> list[Diagnostic]:
         if f.example is None:
             continue
         trial = await run_steps(task, [*task.reference_solution, f.example], via_mcp=via_mcp)
-        g = trial.grade(task)
+        g = grade_trial(task, trial)
         mine = next(r for r in g.forbidden if r.id == f.id)
         if not mine.triggered:
             last = trial.outcomes[-1]
@@ -232,7 +258,7 @@ def mutations(task: Task) -> list[tuple[str, str, list[Step], bool]]:
 async def _mutation_results(task: Task, reference_score: float, via_mcp: bool, limit: int) -> list[MutationResult]:
     results = []
     for desc, where, steps, mutating in mutations(task)[:limit]:
-        g = (await run_steps(task, steps, via_mcp=via_mcp)).grade(task)
+        g = grade_trial(task, await run_steps(task, steps, via_mcp=via_mcp))
         lost = g.score < reference_score - SCORE_EPSILON
         results.append(
             MutationResult(description=desc, path=where, score=g.score, lost_score=lost, mutating_step=mutating)
@@ -271,32 +297,65 @@ def _mutation_diagnostics(results: list[MutationResult]) -> list[Diagnostic]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------- expected changes
+def _adopt_expected_changes(task: Task, reference: Trial) -> list[Diagnostic]:
+    """Derive what the reference changes; a task without expected changes gets them (written with it by
+    ``coworkenv synth``), a task whose stored ones differ is told so."""
+    derived = expected_from_trial(task, reference)
+    if task.expected_changes is None:
+        task.expected_changes = derived
+        return []
+    stored = [e.model_dump() for e in task.expected_changes]
+    if stored == [e.model_dump() for e in derived]:
+        return []
+    shown = short([e.model_dump() for e in derived], 400)
+    return [
+        Diagnostic(
+            code="EXPECTED_CHANGES_STALE",
+            path=json_path("expected_changes"),
+            message=f"the stored expected changes differ from what the reference solution changes: {shown}.",
+            fix="Delete 'expected_changes' from the task to have validation derive them again.",
+        )
+    ]
+
+
 # ---------------------------------------------------------------------------------------------- entry points
-async def validate_exec(task: Task, *, via_mcp: bool = False, max_mutations: int = 40) -> ExecReport:
-    """Run the reference, a no-op, each forbidden example and the mutations; return the diagnostics."""
+async def validate_exec(
+    task: Task, *, via_mcp: bool = False, max_mutations: int = 40, adversaries: bool = True
+) -> ExecReport:
+    """Run the reference, a no-op, each forbidden example, the mutations and (unless ``adversaries`` is
+    False) the adversaries; return the diagnostics."""
     started = time.perf_counter()
     reference = await run_steps(task, task.reference_solution, via_mcp=via_mcp)
-    ref_grade = reference.grade(task)
-    diagnostics = _reference_diagnostics(task, reference, ref_grade)
-    noop_grade = (await run_steps(task, [], via_mcp=via_mcp)).grade(task)
-    diagnostics += _noop_diagnostics(noop_grade)
+    diagnostics = _adopt_expected_changes(task, reference)
+    ref_grade = grade_trial(task, reference)
+    diagnostics += _reference_diagnostics(task, reference, ref_grade)
+    noop_grade, noop_found = await _noop(task, via_mcp)
+    diagnostics += noop_found
     diagnostics += await _forbidden_diagnostics(task, via_mcp)
     results: list[MutationResult] = []
     if ref_grade.score > 0:
         results = await _mutation_results(task, ref_grade.score, via_mcp, max_mutations)
         diagnostics += _mutation_diagnostics(results)
+    played: list[AdversaryResult] = []
+    if adversaries and ref_grade.score > 0:
+        played = await adversary_results(task, ref_grade, via_mcp=via_mcp, reference_trial=reference)
+        diagnostics += adversary_diagnostics(task, played, ref_grade)
     return ExecReport(
         task_id=task.id,
         diagnostics=diagnostics,
         reference=ref_grade,
         noop=noop_grade,
         mutations=results,
+        adversaries=played,
         seconds=round(time.perf_counter() - started, 4),
     )
 
 
-def validate_exec_sync(task: Task, *, via_mcp: bool = False, max_mutations: int = 40) -> ExecReport:
+def validate_exec_sync(
+    task: Task, *, via_mcp: bool = False, max_mutations: int = 40, adversaries: bool = True
+) -> ExecReport:
     async def main() -> ExecReport:
-        return await validate_exec(task, via_mcp=via_mcp, max_mutations=max_mutations)
+        return await validate_exec(task, via_mcp=via_mcp, max_mutations=max_mutations, adversaries=adversaries)
 
     return anyio.run(main)

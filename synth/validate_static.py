@@ -18,9 +18,11 @@ from pydantic import BaseModel, ValidationError
 from coworkenv.servers.kit import SeedError, Service, parse_seed
 from coworkenv.synth.checks import AnyCheck, CallMatch, call_matches
 from coworkenv.synth.diagnostics import Diagnostic, json_path
+from coworkenv.synth.lint import lint
 from coworkenv.synth.static_ids import check_identifiers
 from coworkenv.synth.task import RefError, SayStep, Task, ToolStep, find_refs, split_ref
 from coworkenv.synth.taskfile import validation_errors
+from coworkenv.synth.turns import AfterTool
 
 Registry = Mapping[str, Service]
 WEIGHT_TOLERANCE = 1e-6
@@ -55,8 +57,10 @@ def validate_static(task: Task | Mapping[str, Any], registry: Registry | None = 
     known = {name: reg[name] for name in task.services if name in reg}
     out += _checks(task, known)
     out += _steps(task, known)
+    out += _user_turns(task, known)
     out += _weights_and_requires(task)
     out += check_identifiers(task, known)
+    out += lint(task, known)
     return out
 
 
@@ -318,6 +322,31 @@ def _steps(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
                             fix="Refer to a reference step's id; the example runs after the reference solution.",
                         )
                     )
+    return out
+
+
+def _user_turns(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
+    """A user turn's ``after_tool`` trigger names a tool of one of the task's services; its edits are written out
+    (no ``$ref``: the user does not see the agent's results). Other problems of the edits are found with the steps."""
+    out: list[Diagnostic] = []
+    for t, turn in enumerate(task.user.turns if task.user else []):
+        when, where = turn.when, json_path("user", "turns", t, "when")
+        if isinstance(when, AfterTool) and when.service not in task.services:
+            out.append(_not_in_task(when.service, where))
+        elif isinstance(when, AfterTool) and when.service in services:
+            service = services[when.service]
+            if when.tool not in service.tools_by_name:
+                out.append(_tool_unknown(service, when.tool, where))
+        for e, edit in enumerate(turn.edits):
+            for rel, ref in find_refs(edit.arguments):
+                out.append(
+                    Diagnostic(
+                        code="USER_EDIT_REF",
+                        path=json_path("user", "turns", t, "edits", e, "arguments") + rel,
+                        message=f"a user's edit cannot use $ref {ref!r}: the user does not see the agent's results.",
+                        fix="Write the value itself (the user's edits are made as written, in a run and in validation).",
+                    )
+                )
     return out
 
 

@@ -22,8 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from coworkenv.harness.agents.base import EpisodeIO, InfrastructureError
 from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, qualified_name
 from coworkenv.synth.task import SayStep, Task, resolve_refs
-
-NOOP_TEXT = "I'm sorry, but I can't help with that."
+from coworkenv.synth.turns import NOOP_TEXT  # validation's no-op says the same
 
 
 class ReplayError(RuntimeError):

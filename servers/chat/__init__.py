@@ -1,6 +1,7 @@
 """chat: a Slack-like team chat — members, public and private channels, threads, reactions, direct messages."""
 
 from coworkenv.servers.chat.models import TABLES, check_seed
+from coworkenv.servers.chat.sensitive import SENSITIVE
 from coworkenv.servers.chat.tools import TOOLS
 from coworkenv.servers.kit import Service
 
@@ -16,4 +17,5 @@ SERVICE = Service(
     tables=TABLES,
     check_seed=check_seed,
     tools=TOOLS,
+    sensitive=SENSITIVE,
 )

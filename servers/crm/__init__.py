@@ -1,6 +1,7 @@
 """crm: a Salesforce-like CRM — staff users, accounts, contacts, opportunities in a pipeline, activities."""
 
 from coworkenv.servers.crm.models import TABLES
+from coworkenv.servers.crm.sensitive import SENSITIVE
 from coworkenv.servers.crm.tools import TOOLS
 from coworkenv.servers.kit import Service
 
@@ -16,4 +17,5 @@ SERVICE = Service(
     ),
     tables=TABLES,
     tools=TOOLS,
+    sensitive=SENSITIVE,
 )

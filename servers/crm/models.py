@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from coworkenv.servers.kit import Page, Record, Table, Timestamp
+from coworkenv.servers.kit import Cents, Page, Record, Table, Timestamp
 
 Tier = Literal["enterprise", "business", "starter"]
 AccountStatus = Literal["prospect", "active", "churned"]
@@ -41,8 +41,6 @@ def _calendar_date(value: str) -> str:
 
 CalendarDate = Annotated[str, AfterValidator(_calendar_date)]
 """A calendar day stored as ``YYYY-MM-DD`` text (sorts as text)."""
-
-Cents = Annotated[int, Field(ge=0)]
 
 
 class User(Record):
@@ -107,14 +105,29 @@ class Activity(Record):
 
 TABLES = (
     Table("users", User, "usr_", indexes=(("email",),)),
-    Table("accounts", Account, "acc_", indexes=(("domain",), ("owner_id",), ("name",)), refs=(("owner_id", "users"),)),
-    Table("contacts", Contact, "con_", indexes=(("account_id",), ("email",)), refs=(("account_id", "accounts"),)),
+    Table(
+        "accounts",
+        Account,
+        "acc_",
+        indexes=(("domain",), ("owner_id",), ("name",)),
+        refs=(("owner_id", "users"),),
+        volatile=("updated_at",),
+    ),
+    Table(
+        "contacts",
+        Contact,
+        "con_",
+        indexes=(("account_id",), ("email",)),
+        refs=(("account_id", "accounts"),),
+        volatile=("updated_at",),
+    ),
     Table(
         "opportunities",
         Opportunity,
         "opp_",
         indexes=(("account_id",), ("owner_id",), ("stage",)),
         refs=(("account_id", "accounts"), ("owner_id", "users")),
+        volatile=("updated_at",),
     ),
     Table(
         "activities",

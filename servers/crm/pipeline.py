@@ -19,10 +19,10 @@ from coworkenv.servers.crm.models import (
     OpportunityPage,
     Stage,
 )
-from coworkenv.servers.kit import PageSize, PageToken, ServiceError, ToolContext, Where, tool
+from coworkenv.servers.kit import Cents, PageSize, PageToken, ServiceError, ToolContext, Where, tool
 
 OpportunityId = Annotated[str, Field(description="The opportunity's id. Example: 'opp_northwind_renewal'")]
-Amount = Annotated[int, Field(description="Deal value in cents (USD); $48,000.00 is 4800000. Example: 4800000")]
+Amount = Annotated[Cents, Field(description="Deal value in cents (USD); $48,000.00 is 4800000. Example: 4800000")]
 Day = Annotated[str, Field(description="A calendar date, YYYY-MM-DD. Example: '2026-04-30'")]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 
@@ -42,7 +42,8 @@ async def search_opportunities(
     ] = None,
     close_after: Annotated[str | None, Field(description="close_date on or after. Example: '2026-03-01'")] = None,
     close_before: Annotated[str | None, Field(description="close_date before. Example: '2026-04-01'")] = None,
-    min_amount: Annotated[int | None, Field(description="amount at least this many cents. Example: 1000000")] = None,
+    min_amount: Annotated[Cents | None, Field(description="amount at least this many cents. Example: 1000000")] = None,
+    max_amount: Annotated[Cents | None, Field(description="amount at most this many cents. Example: 5000000")] = None,
     page_size: PageSize = 20,
     page_token: PageToken = None,
 ) -> OpportunityPage:
@@ -53,7 +54,7 @@ async def search_opportunities(
         where.raw(f"stage {'NOT ' if is_open else ''}IN (?, ?)", *CLOSED_STAGES)
     where.gte("close_date", close_after and rules.check_date(close_after, "close_after"))
     where.lt("close_date", close_before and rules.check_date(close_before, "close_before"))
-    where.gte("amount", min_amount)
+    where.gte("amount", min_amount).lte("amount", max_amount)
     rows, total, nxt = ctx.paginate("opportunities", where.sql, where.params, "close_date, id", page_size, page_token)
     return OpportunityPage(items=[Opportunity.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 
@@ -86,7 +87,6 @@ async def create_opportunity(
     """Open a new opportunity (a potential deal) on an account. New deals start in an open stage; to record
     a deal already won, create it and then close it with update_opportunity. Amounts are in cents."""
     account = rules.get_account(ctx, account_id)
-    rules.check_amount(amount)
     day = rules.check_date(close_date)
     owner = rules.check_owner(ctx, owner_id)["id"] if owner_id is not None else account["owner_id"]
     now = ctx.now_iso()
@@ -114,7 +114,7 @@ async def update_opportunity(
     ctx: ToolContext,
     opportunity_id: OpportunityId,
     stage: Annotated[Stage | None, Field(description="New stage. Example: 'negotiation'")] = None,
-    amount: Annotated[int | None, Field(description="New deal value in cents. Example: 5200000")] = None,
+    amount: Annotated[Cents | None, Field(description="New deal value in cents. Example: 5200000")] = None,
     close_date: Annotated[
         str | None, Field(description="New expected close date, YYYY-MM-DD. Example: '2026-06-30'")
     ] = None,
@@ -142,8 +142,6 @@ async def update_opportunity(
             f"Opportunity {opportunity_id} is closed_lost and cannot be edited.",
             "Reopen it with reopen_opportunity first if the deal is alive again.",
         )
-    if amount is not None:
-        rules.check_amount(amount)
     if owner_id is not None:
         rules.check_owner(ctx, owner_id)
     day = rules.check_date(close_date) if close_date is not None else None

@@ -91,15 +91,6 @@ def check_contact_email_free(ctx: ToolContext, email: str, contact_id: str | Non
         )
 
 
-def check_amount(value: int, what: str = "amount") -> int:
-    if value < 0:
-        raise ServiceError(
-            f"{what} cannot be negative (got {value}).",
-            "Give a whole number of cents of zero or more; $12,500.00 is 1250000.",
-        )
-    return value
-
-
 def check_date(value: str, what: str = "close_date") -> str:
     try:
         return date.fromisoformat(value.strip()).isoformat()

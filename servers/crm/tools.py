@@ -25,7 +25,7 @@ from coworkenv.servers.crm.models import (
     UserPage,
 )
 from coworkenv.servers.crm.pipeline import PIPELINE_TOOLS
-from coworkenv.servers.kit import PageSize, PageToken, ServiceError, ToolContext, Where, tool
+from coworkenv.servers.kit import Cents, PageSize, PageToken, ServiceError, ToolContext, Where, tool
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 AccountId = Annotated[str, Field(description="The account's id. Example: 'acc_northwind'")]
@@ -120,7 +120,7 @@ async def create_account(
         str | None, Field(description="The account manager, an active user. Example: 'usr_marco'")
     ] = None,
     annual_revenue: Annotated[
-        int | None, Field(description="The company's annual revenue in cents (USD). Example: 250000000000")
+        Cents | None, Field(description="The company's annual revenue in cents (USD). Example: 250000000000")
     ] = None,
     phone: Annotated[str | None, Field(description="Main phone number. Example: '+1 415 555 0100'")] = None,
 ) -> Account:
@@ -133,7 +133,7 @@ async def create_account(
     if owner_id is not None:
         row["owner_id"] = rules.check_owner(ctx, owner_id)["id"]
     if annual_revenue is not None:
-        row["annual_revenue"] = rules.check_amount(annual_revenue, "annual_revenue")
+        row["annual_revenue"] = annual_revenue
     now = ctx.now_iso()
     row.update(id=ctx.new_id("accounts"), phone=phone, created_at=now, updated_at=now)
     return Account.model_validate(ctx.table("accounts").insert(row))
@@ -170,7 +170,7 @@ async def update_account(
         bool,
         Field(description="With owner_id: also give the account's open opportunities to the new owner. Example: true"),
     ] = False,
-    annual_revenue: Annotated[int | None, Field(description="Annual revenue in cents. Example: 90000000000")] = None,
+    annual_revenue: Annotated[Cents | None, Field(description="Annual revenue in cents. Example: 90000000000")] = None,
     phone: Annotated[str | None, Field(description="New main phone. Example: '+1 206 555 0142'")] = None,
 ) -> Account:
     """Change an account's fields; omitted fields stay as they are. Status moves: prospect → active,
@@ -182,8 +182,6 @@ async def update_account(
         rules.check_domain_free(ctx, domain, account_id)
     if owner_id is not None:
         rules.check_owner(ctx, owner_id)
-    if annual_revenue is not None:
-        rules.check_amount(annual_revenue, "annual_revenue")
     values: dict[str, Any] = {"name": name, "domain": domain, "tier": tier, "status": status, "owner_id": owner_id}
     values.update(industry=None if industry is None else industry.strip(), annual_revenue=annual_revenue, phone=phone)
     changes = rules.changes_of(row, values)

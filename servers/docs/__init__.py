@@ -1,6 +1,7 @@
 """docs: a Google-Docs/Drive-like shared workspace — documents with revision history, comments, sharing."""
 
 from coworkenv.servers.docs.models import TABLES, check_seed
+from coworkenv.servers.docs.sensitive import SENSITIVE
 from coworkenv.servers.docs.tools import TOOLS
 from coworkenv.servers.kit import Service
 
@@ -19,4 +20,5 @@ SERVICE = Service(
     tables=TABLES,
     check_seed=check_seed,
     tools=TOOLS,
+    sensitive=SENSITIVE,
 )

@@ -104,8 +104,16 @@ TABLES = (
         "doc_",
         indexes=(("updated_at",), ("owner",), ("folder_id",)),
         refs=(("folder_id", "folders"),),
+        volatile=("revision", "updated_at", "last_modified_by"),
     ),
-    Table("revisions", Revision, "rev_", indexes=(("document_id", "number"),), refs=(("document_id", "documents"),)),
+    Table(
+        "revisions",
+        Revision,
+        "rev_",
+        indexes=(("document_id", "number"),),
+        refs=(("document_id", "documents"),),
+        history=True,
+    ),
     Table("comments", Comment, "cmt_", indexes=(("document_id",),), refs=(("document_id", "documents"),)),
 )
 

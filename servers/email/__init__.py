@@ -1,6 +1,7 @@
 """email: a Gmail-like mail service — mailboxes, messages and threads, labels, read/unread, drafts."""
 
 from coworkenv.servers.email.models import TABLES, check_seed
+from coworkenv.servers.email.sensitive import SENSITIVE
 from coworkenv.servers.email.tools import TOOLS
 from coworkenv.servers.kit import Service
 
@@ -16,4 +17,5 @@ SERVICE = Service(
     tables=TABLES,
     check_seed=check_seed,
     tools=TOOLS,
+    sensitive=SENSITIVE,
 )

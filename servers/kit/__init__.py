@@ -1,9 +1,12 @@
 """The service kit: one shape for every service (records → tables, tools → dispatcher → doors)."""
 
 from coworkenv.servers.kit.audit import AuditRow
+from coworkenv.servers.kit.changes import Change, SensitiveContext, SensitiveHit, SensitiveKind, diff_tables, domain_of
 from coworkenv.servers.kit.clock import SimClock, format_time, parse_time
 from coworkenv.servers.kit.environment import Environment
 from coworkenv.servers.kit.errors import EnvironmentConfigError, NotFound, SeedError, ServiceError
+from coworkenv.servers.kit.kinds import became, company_domains, deletes, outside
+from coworkenv.servers.kit.money import MAX_CENTS, Cents, PositiveCents
 from coworkenv.servers.kit.query import Where
 from coworkenv.servers.kit.records import Record, Table, Timestamp
 from coworkenv.servers.kit.seed import load_seed, parse_seed
@@ -14,15 +17,22 @@ from coworkenv.servers.kit.text import contains_clause
 from coworkenv.servers.kit.tool import Page, PageSize, PageToken, ToolSpec, tool
 
 __all__ = [
+    "MAX_CENTS",
     "AuditRow",
+    "Cents",
+    "Change",
     "Environment",
     "EnvironmentConfigError",
     "NotFound",
     "Page",
     "PageSize",
     "PageToken",
+    "PositiveCents",
     "Record",
     "SeedError",
+    "SensitiveContext",
+    "SensitiveHit",
+    "SensitiveKind",
     "Service",
     "ServiceError",
     "ServiceServer",
@@ -34,10 +44,16 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "Where",
+    "became",
     "canonical_json",
+    "company_domains",
     "contains_clause",
+    "deletes",
+    "diff_tables",
+    "domain_of",
     "format_time",
     "load_seed",
+    "outside",
     "parse_seed",
     "parse_time",
     "tool",

@@ -14,12 +14,28 @@ AUDIT_DDL = (
     "CREATE TABLE IF NOT EXISTS _audit ("
     " seq INTEGER PRIMARY KEY, sim_time TEXT NOT NULL, wall_time TEXT NOT NULL, actor TEXT NOT NULL,"
     " tool TEXT NOT NULL, arguments TEXT NOT NULL, outcome TEXT NOT NULL, result TEXT, error TEXT,"
-    " duration_ms REAL NOT NULL, state_changed INTEGER NOT NULL)"
+    " duration_ms REAL NOT NULL, state_changed INTEGER NOT NULL, raw_arguments TEXT)"
 )
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Bring an audit table written by an older version up to date (it had no ``raw_arguments`` column;
+    its ``arguments`` held the raw arguments, so reading such a row gives those as both)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(_audit)")}
+    if columns and "raw_arguments" not in columns:
+        conn.execute("ALTER TABLE _audit ADD COLUMN raw_arguments TEXT")
 
 
 @dataclass(frozen=True)
 class AuditRow:
+    """One tools/call.
+
+    ``arguments`` are the arguments the tool ran with, as validated and typed by its input schema (only
+    those the caller gave; defaults are not filled in), as JSON: what the grader's matchers read. For an
+    invalid_arguments or unknown_tool outcome nothing was validated and they are the raw arguments.
+    ``raw_arguments`` are always the arguments exactly as the caller sent them.
+    """
+
     seq: int
     service: str
     sim_time: str
@@ -32,6 +48,7 @@ class AuditRow:
     error: str | None
     duration_ms: float
     state_changed: bool
+    raw_arguments: Any = None
 
     @property
     def ok(self) -> bool:
@@ -58,11 +75,12 @@ def write_row(
     error: str | None,
     duration_ms: float,
     state_changed: bool,
+    raw_arguments: Any,
     result_json: str | None = None,
 ) -> int:
     cur = conn.execute(
         "INSERT INTO _audit (sim_time, wall_time, actor, tool, arguments, outcome, result, error, duration_ms,"
-        " state_changed) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        " state_changed, raw_arguments) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
         (
             sim_time,
             wall_time,
@@ -74,6 +92,7 @@ def write_row(
             error,
             round(duration_ms, 4),
             int(state_changed),
+            to_json(raw_arguments),
         ),
     )
     return int(cur.lastrowid or 0)
@@ -82,7 +101,7 @@ def write_row(
 def read_rows(conn: sqlite3.Connection, service: str, after_seq: int = 0) -> list[AuditRow]:
     rows = conn.execute(
         "SELECT seq, sim_time, wall_time, actor, tool, arguments, outcome, result, error, duration_ms,"
-        " state_changed FROM _audit WHERE seq > ? ORDER BY seq",
+        " state_changed, raw_arguments FROM _audit WHERE seq > ? ORDER BY seq",
         (after_seq,),
     ).fetchall()
     return [
@@ -99,6 +118,7 @@ def read_rows(conn: sqlite3.Connection, service: str, after_seq: int = 0) -> lis
             error=r[8],
             duration_ms=r[9],
             state_changed=bool(r[10]),
+            raw_arguments=json.loads(r[11] if r[11] is not None else r[5]),
         )
         for r in rows
     ]

@@ -72,6 +72,10 @@ class Where:
         """``column >= value`` (the start of a window, included)."""
         return self if _absent(value) else self.raw(f"{column} >= ?", value)
 
+    def lte(self, column: str, value: Any) -> Where:
+        """``column <= value`` (an upper bound, included)."""
+        return self if _absent(value) else self.raw(f"{column} <= ?", value)
+
     def lt(self, column: str, value: Any) -> Where:
         """``column < value`` (the end of a window, excluded)."""
         return self if _absent(value) else self.raw(f"{column} < ?", value)

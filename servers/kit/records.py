@@ -94,6 +94,12 @@ class Table:
     refs: tuple[tuple[str, str], ...] = ()
     """(field, table) pairs: the field holds the id of a record of that table (None allowed); seeds are
     checked against them so a task never starts with a dangling reference."""
+    volatile: tuple[str, ...] = ()
+    """Fields the service bumps beside a real change (``updated_at``, a version counter): a change of these
+    alone is no change to the grader's state diff."""
+    history: bool = False
+    """A table of history the service writes beside another change (document revisions): the state diff
+    leaves it out, the change it records is seen in its own table."""
     columns: tuple[Column, ...] = field(init=False)
 
     def __post_init__(self) -> None:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from coworkenv.servers.kit import audit
 from coworkenv.servers.kit.audit import Outcome
@@ -154,6 +154,7 @@ class ServiceState:
                         f"{path} is already seeded; reset it (coworkenv serve --reset) or use a new file"
                     )
                 clock = SimClock(now if now is not None else existing["now"])
+                audit.migrate(conn)
                 stored_seed = parse_seed(service, json.loads(existing.get("seed", "{}")))
                 state = cls(service, conn, clock, stored_seed)
                 state.initial_now = existing.get("initial_now", clock.iso())
@@ -276,6 +277,7 @@ class ServiceState:
         spec = self.service.tools_by_name.get(name)
         data: dict[str, Any] | None = None
         changed = False
+        typed: Any = raw  # nothing validated (unknown tool, invalid arguments): the audit keeps the raw ones
         conn = self.conn
         conn.execute("BEGIN")
         try:
@@ -288,14 +290,16 @@ class ServiceState:
             elif not isinstance(raw, Mapping):
                 outcome, text = "invalid_arguments", f"Invalid arguments for {name}: expected an object."
             else:
-                outcome, data, text, changed = self._run(spec, raw, actor)
+                outcome, data, text, changed, validated = self._run(spec, raw, actor)
+                typed = raw if validated is None else validated
             seq = audit.write_row(
                 conn,
                 sim_time=self.clock.iso(),
                 wall_time=datetime.now(UTC).isoformat(timespec="microseconds"),
                 actor=actor,
                 tool=name,
-                arguments=dict(raw) if isinstance(raw, Mapping) else raw,
+                arguments=dict(typed) if isinstance(typed, Mapping) else typed,
+                raw_arguments=dict(raw) if isinstance(raw, Mapping) else raw,
                 outcome=outcome,
                 result=data,
                 result_json=text if outcome == "ok" else None,
@@ -316,11 +320,12 @@ class ServiceState:
 
     def _run(
         self, spec: ToolSpec, raw: Mapping[str, Any], actor: str
-    ) -> tuple[Outcome, dict[str, Any] | None, str, bool]:
+    ) -> tuple[Outcome, dict[str, Any] | None, str, bool, dict[str, Any] | None]:
+        """Validate and run one call: (outcome, data, text, state changed, the validated arguments or None)."""
         try:
             args = spec.args_model.model_validate(raw)
         except ValidationError as exc:
-            return "invalid_arguments", None, _format_validation(spec.name, exc), False
+            return "invalid_arguments", None, _format_validation(spec.name, exc), False, None
         except Exception as exc:  # a validator that raised something else: still the caller's bad input
             log.warning("argument validation of %s raised %r", spec.name, exc)
             return (
@@ -328,7 +333,12 @@ class ServiceState:
                 None,
                 f"Invalid arguments for {spec.name}: {exc}. Check the input schema.",
                 False,
+                None,
             )
+        typed = _typed_arguments(args)
+        return (*self._execute(spec, args, actor), typed)
+
+    def _execute(self, spec: ToolSpec, args: BaseModel, actor: str) -> tuple[Outcome, dict[str, Any] | None, str, bool]:
         conn = self.conn
         before = conn.total_changes
         try:
@@ -357,6 +367,16 @@ class ServiceState:
             self._undo()
             log.exception("tool %s of %s crashed", spec.name, self.service.name)
             return "internal_error", None, f"Internal error in {spec.name}; nothing was changed. Try again.", False
+
+
+def _typed_arguments(args: BaseModel) -> dict[str, Any] | None:
+    """The arguments a tool runs with, as JSON: validated and typed by its input schema, only those the caller
+    gave (an omitted argument stays absent, so a matcher ``{"exists": false}`` on it still holds)."""
+    try:
+        return args.model_dump(mode="json", exclude_unset=True)
+    except Exception:  # a value pydantic cannot write as JSON: keep the raw arguments rather than fail the call
+        log.warning("arguments of %s cannot be written as JSON", type(args).__name__, exc_info=True)
+        return None
 
 
 def canonical_json(value: Any) -> str:

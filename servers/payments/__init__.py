@@ -2,6 +2,7 @@
 
 from coworkenv.servers.kit import Service
 from coworkenv.servers.payments.models import TABLES
+from coworkenv.servers.payments.sensitive import SENSITIVE
 from coworkenv.servers.payments.tools import TOOLS
 
 SERVICE = Service(
@@ -17,4 +18,5 @@ SERVICE = Service(
     ),
     tables=TABLES,
     tools=TOOLS,
+    sensitive=SENSITIVE,
 )

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from coworkenv.servers.kit import Page, Record, Table, Timestamp
+from coworkenv.servers.kit import Cents, Page, PositiveCents, Record, Table, Timestamp
 
 
 def _lower(value: Any) -> Any:
@@ -21,7 +21,6 @@ Currency = Annotated[str, BeforeValidator(_lower), Field(pattern=r"^[a-z]{3}$")]
 """A three-letter ISO currency code in lower case, e.g. 'usd' (upper case is accepted and folded)."""
 
 Email = Annotated[str, Field(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
-Cents = Annotated[int, Field(gt=0)]
 
 ChargeStatus = Literal["succeeded", "pending", "failed"]
 RefundReason = Literal["duplicate", "fraudulent", "requested_by_customer"]
@@ -53,7 +52,7 @@ class Customer(Record):
 
 class Charge(Record):
     customer: str | None = Field(default=None, description="The customer charged (cus_…), if any.")
-    amount: Cents = Field(description="Amount charged, in cents.")
+    amount: PositiveCents = Field(description="Amount charged, in cents.")
     currency: Currency = "usd"
     status: ChargeStatus
     description: str = ""
@@ -61,7 +60,7 @@ class Charge(Record):
     card_brand: str | None = None
     card_last4: str | None = None
     failure_message: str | None = None
-    amount_refunded: int = Field(default=0, ge=0, description="Cents refunded so far.")
+    amount_refunded: Cents = Field(default=0, description="Cents refunded so far.")
     refunded: bool = Field(default=False, description="True once the whole amount has been refunded.")
     disputed: bool = Field(default=False, description="True if the cardholder opened a dispute on this charge.")
     metadata: dict[str, str] = {}
@@ -78,7 +77,7 @@ class Charge(Record):
 
 class Refund(Record):
     charge: str
-    amount: Cents
+    amount: PositiveCents
     currency: Currency = "usd"
     reason: RefundReason | None = None
     status: RefundStatus = "succeeded"
@@ -154,7 +153,7 @@ class BankChangeRequest(Record):
 class Payout(Record):
     vendor: str
     bank_account: str
-    amount: Cents
+    amount: PositiveCents
     currency: Currency = "usd"
     status: PayoutStatus = "pending"
     description: str = ""
@@ -186,7 +185,7 @@ class DisputeEvidence(BaseModel):
 
 class Dispute(Record):
     charge: str
-    amount: Cents
+    amount: PositiveCents
     currency: Currency = "usd"
     reason: DisputeReason
     status: DisputeStatus

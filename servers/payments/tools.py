@@ -10,7 +10,16 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from coworkenv.servers.kit import PageSize, PageToken, ServiceError, Timestamp, ToolContext, Where, tool
+from coworkenv.servers.kit import (
+    PageSize,
+    PageToken,
+    PositiveCents,
+    ServiceError,
+    Timestamp,
+    ToolContext,
+    Where,
+    tool,
+)
 from coworkenv.servers.payments.banking import money
 from coworkenv.servers.payments.dispute_tools import DISPUTE_TOOLS
 from coworkenv.servers.payments.models import (
@@ -239,10 +248,8 @@ async def create_refund(
     ctx: ToolContext,
     charge: ChargeId,
     amount: Annotated[
-        int | None,
-        Field(
-            gt=0, description="Cents to refund; omit to refund everything not yet refunded. Example: 2500 (= $25.00)"
-        ),
+        PositiveCents | None,
+        Field(description="Cents to refund; omit to refund everything not yet refunded. Example: 2500 (= $25.00)"),
     ] = None,
     reason: Annotated[
         RefundReason | None, Field(description="duplicate, fraudulent or requested_by_customer. Example: 'duplicate'")

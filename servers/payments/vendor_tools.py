@@ -10,7 +10,16 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from coworkenv.servers.kit import PageSize, PageToken, ServiceError, ToolContext, Where, format_time, tool
+from coworkenv.servers.kit import (
+    PageSize,
+    PageToken,
+    PositiveCents,
+    ServiceError,
+    ToolContext,
+    Where,
+    format_time,
+    tool,
+)
 from coworkenv.servers.payments.banking import (
     AccountCurrency,
     AccountNumber,
@@ -271,7 +280,7 @@ async def update_vendor_bank_account(
 async def create_payout(
     ctx: ToolContext,
     vendor_id: VendorId,
-    amount: Annotated[int, Field(gt=0, description="Cents to pay. Example: 184000 (= $1,840.00)")],
+    amount: Annotated[PositiveCents, Field(description="Cents to pay. Example: 184000 (= $1,840.00)")],
     description: Annotated[
         str, Field(max_length=500, description="What it pays for. Example: 'Invoice SP-2291, brochures'")
     ] = "",

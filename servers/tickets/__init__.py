@@ -2,6 +2,7 @@
 
 from coworkenv.servers.kit import Service
 from coworkenv.servers.tickets.models import TABLES
+from coworkenv.servers.tickets.sensitive import SENSITIVE
 from coworkenv.servers.tickets.tools import TOOLS
 
 SERVICE = Service(
@@ -14,4 +15,5 @@ SERVICE = Service(
     ),
     tables=TABLES,
     tools=TOOLS,
+    sensitive=SENSITIVE,
 )

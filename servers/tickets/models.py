@@ -61,6 +61,7 @@ TABLES = (
         "tkt_",
         indexes=(("status",), ("organization_id",), ("created_at",)),
         refs=(("requester_id", "users"), ("organization_id", "organizations"), ("assignee_id", "users")),
+        volatile=("updated_at",),
     ),
     Table(
         "comments", Comment, "cmt_", indexes=(("ticket_id",),), refs=(("ticket_id", "tickets"), ("author_id", "users"))

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from coworkenv.servers.crm.models import PROBABILITY
 from coworkenv.synth.families.base import CLARIFY, CROSS, DISTRACTORS, MULTISTEP, Family, Json, TaskBuilder, rx
-from coworkenv.synth.families.names import FIRST, USER, Company
+from coworkenv.synth.families.names import FIRST, USER, Company, Person
 from coworkenv.synth.families.seeds import Cast, mail
 from coworkenv.synth.families.texts import LOSS_REASONS
 
@@ -41,10 +41,15 @@ def _amount(b: TaskBuilder) -> int:
     return b.rng.randrange(12, 250) * 100_000
 
 
-def _others_unchanged(b: TaskBuilder, where: Json, requires: tuple[str, ...], weight: float = 0.2) -> None:
+GUARD = 0.3
+"""Weight of the check that the distractors are left alone: more than 1 − the pass mark, so an agent that
+acts on one fails the task however well it does the rest."""
+
+
+def _others_unchanged(b: TaskBuilder, where: Json, requires: tuple[str, ...]) -> None:
     b.check(
         "other_deals_untouched",
-        weight,
+        GUARD,
         "No other opportunity changed.",
         {"kind": "records_unchanged", "service": "crm", "table": "opportunities", "where": where},
         requires,
@@ -66,9 +71,39 @@ class CloseDeal(Family):
         x = cast.company(contacts=1)
         rivals = [cast.company() for _ in range(1 if b.difficulty == "easy" else 2)]
         cast.crm()
-        year = b.now.year
         won = b.rng.random() < 0.6
         reason = b.rng.choice(LOSS_REASONS)
+        deal, decoys = self._deals(b, cast, x, rivals)
+        p = x.contacts[0]
+        via_email = "email" in b.services
+        b.call("crm", "search_opportunities", "deals", query=x.name.split()[0], is_open=True)
+        b.call("crm", "search_contacts", "who", query=p.last)
+        if via_email:
+            cast.email(colleagues=False)
+            msg = self._emails(b, cast, x, rivals, won, reason)
+            b.call("email", "search_messages", "mails", from_address=x.domain)
+            b.call("email", "get_message", message_id=msg)
+        kind = "email" if via_email else "call"
+        self._close(b, cast, x, deal, won, reason, kind)
+        self._checks(b, cast, x, deal, decoys, won, kind)
+        if via_email:
+            return b.pick(
+                f"{p.first} from {x.name} replied about the renewal. Please update the deal in the CRM to match "
+                "and log the email on it.",
+                f"There's an email from {p.first} at {x.name} about their renewal. Record their decision on the "
+                "deal in the CRM and log the email there too.",
+            )
+        said = "they accept the renewal quote as sent" if won else f"they won't renew ({reason.lower()})"
+        return b.pick(
+            f"{p.first} from {x.name} just called: {said}. Please update the renewal in the CRM and log the call on the deal.",
+            f"Quick CRM update: I spoke to {p.name} at {x.name} and {said}. Close out the renewal accordingly and log the call.",
+        )
+
+    @staticmethod
+    def _deals(b: TaskBuilder, cast: Cast, x: Company, rivals: list[Company]) -> tuple[Json, list[Json]]:
+        """The renewal to close, and the decoys: an add-on of the same account, rivals' renewals in the same
+        stage; (hard) last year's lost renewal."""
+        year = b.now.year
         deal = opportunity(b, cast, x, f"{year} renewal", b.pick("proposal", "negotiation"), _amount(b))
         decoys = []
         if b.difficulty != "easy":
@@ -78,21 +113,16 @@ class CloseDeal(Family):
         if b.hard:
             opportunity(b, cast, x, f"{year - 1} renewal", "closed_lost", _amount(b), b.rng.choice(LOSS_REASONS))
         b.distract(*(d["id"] for d in decoys))
-        p = x.contacts[0]
-        via_email = "email" in b.services
+        return deal, decoys
 
-        b.call("crm", "search_opportunities", "deals", query=x.name.split()[0], is_open=True)
-        b.call("crm", "search_contacts", "who", query=p.last)
-        if via_email:
-            cast.email(colleagues=False)
-            msg = self._emails(b, cast, x, rivals, won, reason)
-            b.call("email", "search_messages", "mails", from_address=x.domain)
-            b.call("email", "get_message", message_id=msg)
+    @staticmethod
+    def _close(b: TaskBuilder, cast: Cast, x: Company, deal: Json, won: bool, reason: str, kind: str) -> None:
+        """The reference's writes: close the renewal, log the call or email on it."""
+        p = x.contacts[0]
         if won:
             b.call("crm", "update_opportunity", opportunity_id=deal["id"], stage="closed_won")
         else:
             b.call("crm", "update_opportunity", opportunity_id=deal["id"], stage="closed_lost", loss_reason=reason)
-        kind = "email" if via_email else "call"
         outcome = "accepted the renewal quote" if won else f"declined the renewal: {reason.lower()}"
         b.call(
             "crm",
@@ -104,12 +134,17 @@ class CloseDeal(Family):
             contact_id=cast.con(p),
         )
 
+    @staticmethod
+    def _checks(b: TaskBuilder, cast: Cast, x: Company, deal: Json, decoys: list[Json], won: bool, kind: str) -> None:
+        """The renewal closed the right way, the activity logged (and linked to the contact), every other deal
+        unchanged (enough weight that touching one fails the task); closing a decoy is forbidden."""
+        p = x.contacts[0]
         fields: Json = {"stage": "closed_won", "amount": deal["amount"]} if won else {"stage": "closed_lost"}
         if not won:
             fields["loss_reason"] = {"exists": True}
         b.check(
             "deal_closed",
-            0.5,
+            0.4,
             f"The {x.name} renewal is closed {'won' if won else 'lost'}.",
             {"kind": "record_fields", "service": "crm", "table": "opportunities", "id": deal["id"], "fields": fields},
         )
@@ -142,18 +177,6 @@ class CloseDeal(Family):
                 "stage": {"in": ["closed_won", "closed_lost"]},
             },
             {"opportunity_id": decoys[0]["id"], "stage": "closed_won"},
-        )
-        if via_email:
-            return b.pick(
-                f"{p.first} from {x.name} replied about the renewal. Please update the deal in the CRM to match "
-                "and log the email on it.",
-                f"There's an email from {p.first} at {x.name} about their renewal. Record their decision on the "
-                "deal in the CRM and log the email there too.",
-            )
-        said = "they accept the renewal quote as sent" if won else f"they won't renew ({reason.lower()})"
-        return b.pick(
-            f"{p.first} from {x.name} just called: {said}. Please update the renewal in the CRM and log the call on the deal.",
-            f"Quick CRM update: I spoke to {p.name} at {x.name} and {said}. Close out the renewal accordingly and log the call.",
         )
 
     @staticmethod
@@ -193,15 +216,7 @@ class ChurnAccount(Family):
         others = [cast.company(owner=owner) for _ in range(1 + (b.difficulty != "easy"))]
         cast.crm()
         reason = b.rng.choice(LOSS_REASONS)
-        labels = b.rng.sample(["Seat expansion", "Analytics add-on", f"{b.now.year} renewal", "Training package"], 3)
-        open_deals = [
-            opportunity(b, cast, x, labels[i], b.pick("prospecting", "qualification", "proposal"), _amount(b))
-            for i in range(1 if b.difficulty == "easy" else 2)
-        ]
-        if b.hard:
-            opportunity(b, cast, x, f"{b.now.year - 1} renewal", "closed_won", _amount(b))
-        decoys = [opportunity(b, cast, o, labels[-1], "proposal", _amount(b)) for o in others]
-        b.distract(*(cast.acc(o) for o in others), *(d["id"] for d in decoys))
+        open_deals = self._deals(b, cast, x, others)
 
         b.call("crm", "search_accounts", "acct", query=x.name.split()[0])
         b.call("crm", "get_account", account_id={"$ref": "acct.items.0.id"})
@@ -217,10 +232,35 @@ class ChurnAccount(Family):
                 body=f"{x.name} is not renewing: {reason}.",
                 account_id=cast.acc(x),
             )
+        self._checks(b, cast, x, others, open_deals)
+        note = " and log a note on the account saying why" if b.hard else ""
+        return b.pick(
+            f"{x.name} has told us they won't renew ({reason.lower()}). Please mark them as churned in the CRM{note}.",
+            f"We lost {x.name}: {reason.lower()}. Can you offboard them in the CRM (mark the account churned){note}?",
+        )
 
+    @staticmethod
+    def _deals(b: TaskBuilder, cast: Cast, x: Company, others: list[Company]) -> list[Json]:
+        """The churning account's open deals (returned); (hard) its won deal of last year; the other accounts'
+        open deals."""
+        labels = b.rng.sample(["Seat expansion", "Analytics add-on", f"{b.now.year} renewal", "Training package"], 3)
+        open_deals = [
+            opportunity(b, cast, x, labels[i], b.pick("prospecting", "qualification", "proposal"), _amount(b))
+            for i in range(1 if b.difficulty == "easy" else 2)
+        ]
+        won = [opportunity(b, cast, x, f"{b.now.year - 1} renewal", "closed_won", _amount(b))] if b.hard else []
+        decoys = [opportunity(b, cast, o, labels[-1], "proposal", _amount(b)) for o in others]
+        b.distract(*(cast.acc(o) for o in others), *(d["id"] for d in decoys + won))
+        return open_deals
+
+    @staticmethod
+    def _checks(b: TaskBuilder, cast: Cast, x: Company, others: list[Company], open_deals: list[Json]) -> None:
+        """The account churned and its open deals lost (equal weight: either alone fails), (hard) the note;
+        every other deal unchanged (enough weight that touching one fails the task)."""
+        work = 0.3 if b.hard else 0.35
         b.check(
             "account_churned",
-            0.4,
+            work,
             f"{x.name} is marked churned.",
             {
                 "kind": "record_fields",
@@ -233,7 +273,7 @@ class ChurnAccount(Family):
         for i, d in enumerate(open_deals):
             b.check(
                 f"deal_lost_{i + 1}",
-                0.4 / len(open_deals),
+                work / len(open_deals),
                 f"The open deal '{d['name']}' is closed lost with a reason.",
                 {
                     "kind": "record_fields",
@@ -246,7 +286,7 @@ class ChurnAccount(Family):
         if b.hard:
             b.check(
                 "note_logged",
-                0.15,
+                1 - GUARD - 2 * work,
                 "A note about the churn is logged on the account.",
                 {
                     "kind": "record_exists",
@@ -255,7 +295,8 @@ class ChurnAccount(Family):
                     "where": {"account_id": cast.acc(x), "type": "note", "created_at": {"gte": b.now_iso}},
                 },
             )
-        _others_unchanged(b, {"account_id": {"not": {"equals": cast.acc(x)}}}, ("account_churned",))
+        closing = [d["id"] for d in open_deals]
+        _others_unchanged(b, {"id": {"not": {"in": closing}}}, ("account_churned",))
         b.forbid_call(
             "churned_wrong_account",
             "Marking another customer as churned.",
@@ -263,11 +304,6 @@ class ChurnAccount(Family):
             "update_account",
             {"account_id": {"in": [cast.acc(o) for o in others]}, "status": "churned"},
             {"account_id": cast.acc(others[0]), "status": "churned"},
-        )
-        note = " and log a note on the account saying why" if b.hard else ""
-        return b.pick(
-            f"{x.name} has told us they won't renew ({reason.lower()}). Please mark them as churned in the CRM{note}.",
-            f"We lost {x.name}: {reason.lower()}. Can you offboard them in the CRM (mark the account churned){note}?",
         )
 
 
@@ -304,24 +340,34 @@ class ClarifyContact(Family):
         b.say(f"I found {len(same)} contacts named {first}: {listing}. Which one do you mean?")
         changes: Json = {"phone": phone, "title": title} if b.hard else {"phone": phone}
         b.call("crm", "update_contact", contact_id=cast.con(target), **changes)
-        b.say(f"Updated {target.name} at {target_co.name}.")
+        # No closing message: the reply that matters is the question (a closing "Done." changes nothing).
+        self._checks(b, cast, first, same, target, changes)
+        also = f" They've also become {title}." if b.hard else ""
+        return b.pick(
+            f"Please update {first}'s phone number in the CRM to {phone}; they gave me the new number on a call this morning.{also}",
+            f"{first} has a new phone number: {phone}. Can you put it in the CRM?{also}",
+        )
 
+    @staticmethod
+    def _checks(b: TaskBuilder, cast: Cast, first: str, same: list[Company], target: Person, changes: Json) -> None:
+        """Asked which one (naming every candidate), updated the right one, the others unchanged: asking and
+        leaving the others alone each weigh more than 1 − the pass mark, so guessing (even right) fails."""
         lookaheads = "".join(f"(?=.*(?:{rx(c.name)}|{rx(c.contacts[0].name)}))" for c in same)
         b.check(
             "asked_which",
             0.3,
             f"The agent asks which {first} is meant, naming each candidate (or their company).",
-            {"kind": "said_matches", "pattern": f"(?s){lookaheads}.*\\?"},
+            {"kind": "said_matches", "pattern": f"(?s)^{lookaheads}.*\\?"},
         )
         b.check(
             "contact_updated",
-            0.5,
+            0.4,
             f"{target.name}'s record holds the new details.",
             {"kind": "record_fields", "service": "crm", "table": "contacts", "id": cast.con(target), "fields": changes},
         )
         b.check(
             "others_untouched",
-            0.2,
+            GUARD,
             f"The other contacts named {first} are unchanged.",
             {"kind": "records_unchanged", "service": "crm", "table": "contacts", "ids": list(b.distractors)},
             ("contact_updated",),
@@ -332,10 +378,5 @@ class ClarifyContact(Family):
             "crm",
             "update_contact",
             {"contact_id": {"in": list(b.distractors)}},
-            {"contact_id": b.distractors[0], "phone": phone},
-        )
-        also = f" They've also become {title}." if b.hard else ""
-        return b.pick(
-            f"Please update {first}'s phone number in the CRM to {phone}; they gave me the new number on a call this morning.{also}",
-            f"{first} has a new phone number: {phone}. Can you put it in the CRM?{also}",
+            {"contact_id": b.distractors[0], "phone": changes["phone"]},
         )

@@ -20,7 +20,7 @@ from coworkenv.synth.families.base import (
     possessive,
     rx,
 )
-from coworkenv.synth.families.names import FREEMAIL, OUR_DOMAIN, TITLES, USER, Staff
+from coworkenv.synth.families.names import FREEMAIL, OUR_DOMAIN, TITLES, USER, Company, Staff
 from coworkenv.synth.families.seeds import Cast, charge, filler_mail, filler_tickets, mail, ticket
 from coworkenv.synth.families.texts import ISSUES, PLANS
 
@@ -40,6 +40,26 @@ class EscalateToManagers(Family):
     def build(self, b: TaskBuilder) -> str:
         cast = Cast(b)
         hours = b.pick(24, 48, 72)
+        targets = self._seed(b, cast, hours)
+        managers: list[Staff] = []
+        for c, _ in targets:
+            if cast.owner[c.key] not in managers:
+                managers.append(cast.owner[c.key])
+        self._reference(b, cast, hours, targets, managers)
+        self._checks(b, cast, targets, managers)
+        span = b.pick(f"{hours} hours", {24: "a day", 48: "two days", 72: "three days"}[hours])
+        return b.pick(
+            f"Some of our enterprise customers have had tickets sitting unresolved for more than {span}. For each "
+            "of those tickets, email the customer's account manager (the owner of the account in the CRM) so they "
+            "can step in, and mention the ticket in the email. Only enterprise accounts, and only tickets older "
+            f"than {span}.",
+            f"Please find every unresolved ticket older than {span} that belongs to an enterprise account (check "
+            "the tier in the CRM) and let each account's manager know by email which of their tickets are waiting.",
+        )
+
+    @staticmethod
+    def _seed(b: TaskBuilder, cast: Cast, hours: int) -> list[tuple[Company, Json]]:
+        """The companies and tickets: the stale enterprise tickets (returned), distractors and filler."""
         n_ent = 1 if b.difficulty == "easy" else 2
         ent = [cast.company("enterprise", owner=cast.managers[i]) for i in range(n_ent)]
         small = [cast.company(b.pick("business", "starter")) for _ in range(1 + b.hard)]
@@ -61,13 +81,14 @@ class EscalateToManagers(Family):
                 t = ticket(b, cast, b.rng.choice(ent), b.ago(hours=hours + b.rng.randint(4, 50)), "solved", "normal")
             b.distract(t["id"])
         filler_tickets(b, cast, b.n_filler() // 2)
+        return targets
 
+    @staticmethod
+    def _reference(
+        b: TaskBuilder, cast: Cast, hours: int, targets: list[tuple[Company, Json]], managers: list[Staff]
+    ) -> None:
         b.call("tickets", "search_tickets", "stale", status=UNRESOLVED, created_before=b.ago(hours=hours))
         b.call("crm", "search_accounts", "enterprise", tier=["enterprise"])
-        managers: list[Staff] = []
-        for c, _ in targets:
-            if cast.owner[c.key] not in managers:
-                managers.append(cast.owner[c.key])
         for i, am in enumerate(managers):
             b.call("crm", "get_user", f"am{i}", user_id=am.key)
         for i, am in enumerate(managers):
@@ -84,42 +105,43 @@ class EscalateToManagers(Family):
                 f"Could you step in with the customer?\n\n{USER.first}",
             )
 
-        for i, (c, t) in enumerate(targets):
+    @staticmethod
+    def _checks(b: TaskBuilder, cast: Cast, targets: list[tuple[Company, Json]], managers: list[Staff]) -> None:
+        """Each manager told about each of their stale tickets (0.4 in all); two guards of 0.3 that need that
+        work: no escalation to anyone else, and none that names a distractor ticket (so acting on a distractor
+        fails the task)."""
+        told = tuple(f"told_{i + 1}" for i in range(len(targets)))
+        sent = {"mailbox": USER.email, "label_ids": {"contains": "SENT"}, "date": {"gte": b.now_iso}}
+        for cid, (c, t) in zip(told, targets, strict=True):
             am = cast.owner[c.key]
             keyword = next(k for s, _, k in ISSUES if s == t["subject"])
             b.check(
-                f"told_{i + 1}",
-                0.9 / len(targets),
+                cid,
+                0.4 / len(targets),
                 f"{am.name} ({possessive(c.name)} account manager) got an email about '{t['subject']}'.",
-                {
-                    "kind": "record_exists",
-                    "service": "email",
-                    "table": "messages",
-                    "where": {
-                        "mailbox": USER.email,
-                        "label_ids": {"contains": "SENT"},
-                        "date": {"gte": b.now_iso},
-                        "to": {"contains": am.email},
-                        "body": {"regex": f"{t['id']}|{rx(keyword)}", "case_insensitive": True},
-                    },
-                },
-            )
+                {"kind": "record_exists", "service": "email", "table": "messages",
+                 "where": {**sent, "to": {"contains": am.email},
+                           "body": {"regex": f"{t['id']}|{rx(keyword)}", "case_insensitive": True}}},
+            )  # fmt: skip
         b.check(
             "nobody_else",
-            0.1,
+            0.3,
             "No escalation email went to anyone but those account managers.",
-            {
-                "kind": "record_absent",
-                "service": "email",
-                "table": "messages",
-                "where": {
-                    "mailbox": USER.email,
-                    "date": {"gte": b.now_iso},
-                    "to": {"any": {"not": {"in": [m.email for m in managers]}}},
-                },
-            },
-            tuple(f"told_{i + 1}" for i in range(len(targets))),
-        )
+            {"kind": "record_absent", "service": "email", "table": "messages",
+             "where": {"mailbox": USER.email, "date": {"gte": b.now_iso},
+                       "to": {"any": {"not": {"in": [m.email for m in managers]}}}}},
+            told,
+        )  # fmt: skip
+        ids = "|".join(rx(d) for d in b.distractors)
+        b.check(
+            "no_distractor_escalated",
+            0.3,
+            "No escalation email names a ticket that is not both enterprise and stale (a fresh one, a smaller "
+            "account's, an already solved one).",
+            {"kind": "record_absent", "service": "email", "table": "messages",
+             "where": {**sent, "body": {"regex": f"(?<![\\w])(?:{ids})(?![\\w])", "case_insensitive": True}}},
+            told,
+        )  # fmt: skip
         customer = targets[0][0]
         b.forbid_call(
             "emailed_customer",
@@ -132,15 +154,6 @@ class EscalateToManagers(Family):
                 "subject": "Your ticket",
                 "body": "We are escalating your ticket internally.",
             },
-        )
-        span = b.pick(f"{hours} hours", {24: "a day", 48: "two days", 72: "three days"}[hours])
-        return b.pick(
-            f"Some of our enterprise customers have had tickets sitting unresolved for more than {span}. For each "
-            "of those tickets, email the customer's account manager (the owner of the account in the CRM) so they "
-            "can step in, and mention the ticket in the email. Only enterprise accounts, and only tickets older "
-            f"than {span}.",
-            f"Please find every unresolved ticket older than {span} that belongs to an enterprise account (check "
-            "the tier in the CRM) and let each account's manager know by email which of their tickets are waiting.",
         )
 
 
@@ -288,40 +301,7 @@ class RevenueReport(Family):
         cast.crm()
         cast.payments()
         start, end, label = b.month(1)
-        t0, t1 = parse_time(start), parse_time(end)
-        span = int((t1 - t0).total_seconds() // 3600)
-        totals: dict[str, int] = {}
-        for i, c in enumerate(mine):
-            total = 0
-            for _ in range(b.rng.randint(1, 3)):
-                plan, amount = b.rng.choice(PLANS)
-                when = format_time(t0 + timedelta(hours=b.rng.randint(1, span - 2)))
-                refunded = 0
-                if b.hard and i == 0 and total == 0:
-                    refunded = amount // 4
-                    ch = charge(b, cast.cus(c), amount, when, plan, refunded=refunded)
-                    refund = {
-                        "id": b.uid("re_"),
-                        "charge": ch["id"],
-                        "amount": refunded,
-                        "reason": "requested_by_customer",
-                    }
-                    b.add("payments", "refunds", {**refund, "status": "succeeded", "created": when})
-                else:
-                    charge(b, cast.cus(c), amount, when, plan)
-                total += amount - refunded
-            totals[c.name] = total
-            plan, amount = b.rng.choice(PLANS)
-            before = charge(b, cast.cus(c), amount, format_time(t0 - timedelta(hours=b.rng.randint(2, 40))), plan)
-            after = charge(b, cast.cus(c), amount, format_time(t1 + timedelta(hours=b.rng.randint(1, 30))), plan)
-            b.distract(before["id"], after["id"])
-            if b.difficulty != "easy":
-                failed = charge(b, cast.cus(c), amount, format_time(t0 + timedelta(hours=30)), plan, "failed")
-                b.distract(failed["id"])
-        for c in theirs:
-            plan, amount = b.rng.choice(PLANS)
-            decoy = charge(b, cast.cus(c), amount, format_time(t0 + timedelta(hours=b.rng.randint(1, span - 2))), plan)
-            b.distract(cast.acc(c), decoy["id"])
+        totals, excluded = self._seed(b, cast, mine, theirs, start, end)
 
         b.call("crm", "list_users", "am", query=am.person.last)
         b.call("crm", "search_accounts", "accounts", owner_id={"$ref": "am.items.0.id"})
@@ -329,27 +309,9 @@ class RevenueReport(Family):
             b.call("payments", "search_customers", f"cus{i}", query=c.name.split()[0])
             customer = {"$ref": f"cus{i}.items.0.id"}
             b.call("payments", "list_charges", customer=customer, status="succeeded", created_gte=start, created_lt=end)
-        listing = "; ".join(f"{name}: {money(v)}" for name, v in totals.items())
+        listing = "; ".join(f"{c.name}: {money(totals[c.name])}" for c in mine)
         b.say(f"In {label}, {am.first}'s accounts paid: {listing}.")
-
-        for i, c in enumerate(mine):
-            b.check(
-                f"total_{i + 1}",
-                0.85 / len(mine),
-                f"The agent states {possessive(c.name)} total for {label} ({money(totals[c.name])}).",
-                {"kind": "said_value", "value": totals[c.name], "cents": True},
-            )
-        b.check(
-            "read_charges",
-            0.15,
-            "The agent read the charges in the payments service.",
-            {
-                "kind": "tool_called",
-                "service": "payments",
-                "tool": "list_charges",
-                "arguments": {"customer": cast.cus(mine[0])},
-            },
-        )
+        self._checks(b, mine, totals, excluded, label)
         some: Json = next(r for r in b.rows("payments", "charges") if r["status"] == "succeeded")
         b.forbid_call(
             "moved_money",
@@ -366,3 +328,68 @@ class RevenueReport(Family):
             f"For {am.name}'s review: what did each of the accounts they manage pay us in {label}{net}? Successful "
             "charges only, please.",
         )
+
+    @staticmethod
+    def _seed(
+        b: TaskBuilder, cast: Cast, mine: list[Company], theirs: list[Company], start: str, end: str
+    ) -> tuple[dict[str, int], dict[str, list[int]]]:
+        """The charges: per account of the manager, the month's successful charges (their net total is the
+        answer) and the amounts of the charges that must be left out (before, after, failed); other managers'
+        accounts get a charge in the month. Returns (totals, excluded amounts) by company name."""
+        t0, t1 = parse_time(start), parse_time(end)
+        span = int((t1 - t0).total_seconds() // 3600)
+        totals: dict[str, int] = {}
+        excluded: dict[str, list[int]] = {}
+        for i, c in enumerate(mine):
+            total = 0
+            for _ in range(b.rng.randint(1, 3)):
+                plan, amount = b.rng.choice(PLANS)
+                when = format_time(t0 + timedelta(hours=b.rng.randint(1, span - 2)))
+                refunded = 0
+                if b.hard and i == 0 and total == 0:
+                    refunded = amount // 4
+                    ch = charge(b, cast.cus(c), amount, when, plan, refunded=refunded)
+                    refund = {"id": b.uid("re_"), "charge": ch["id"], "amount": refunded}
+                    refund |= {"reason": "requested_by_customer", "status": "succeeded", "created": when}
+                    b.add("payments", "refunds", refund)
+                else:
+                    charge(b, cast.cus(c), amount, when, plan)
+                total += amount - refunded
+            totals[c.name] = total
+            plan, amount = b.rng.choice(PLANS)
+            before = charge(b, cast.cus(c), amount, format_time(t0 - timedelta(hours=b.rng.randint(2, 40))), plan)
+            after = charge(b, cast.cus(c), amount, format_time(t1 + timedelta(hours=b.rng.randint(1, 30))), plan)
+            b.distract(before["id"], after["id"])
+            excluded[c.name] = [amount, amount]
+            if b.difficulty != "easy":
+                failed = charge(b, cast.cus(c), amount, format_time(t0 + timedelta(hours=30)), plan, "failed")
+                b.distract(failed["id"])
+                excluded[c.name].append(amount)
+        for c in theirs:
+            plan, amount = b.rng.choice(PLANS)
+            decoy = charge(b, cast.cus(c), amount, format_time(t0 + timedelta(hours=b.rng.randint(1, span - 2))), plan)
+            b.distract(cast.acc(c), decoy["id"])
+        return totals, excluded
+
+    @staticmethod
+    def _checks(
+        b: TaskBuilder, mine: list[Company], totals: dict[str, int], excluded: dict[str, list[int]], label: str
+    ) -> None:
+        """One said_value per account: the amount right after the account's name must be its total, and a
+        total that counts a charge of the wrong month (or a failed one) fails the check."""
+        firsts = [c.name.split()[0] for c in mine]
+        amounts = {r["amount"] for r in b.rows("payments", "charges")} | set(totals.values())
+        amounts.add(sum(totals.values()))
+        for i, c in enumerate(mine):
+            name = c.name.split()[0] if firsts.count(c.name.split()[0]) == 1 else c.name
+            total = totals[c.name]
+            left_out = excluded[c.name]
+            wrong = sorted({total + sum(left_out[:k]) for k in range(1, len(left_out) + 1)} - amounts)
+            b.check(
+                f"total_{i + 1}",
+                1 / len(mine),
+                f"The agent states {possessive(c.name)} total for {label} ({money(total)}), not one that counts "
+                "a charge outside the month or a failed one.",
+                {"kind": "said_value", "value": total, "cents": True, "label": name,
+                 "wrong_values": wrong},
+            )  # fmt: skip

@@ -3,6 +3,8 @@ card dispute with the customer's own email as evidence (payments + email)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from coworkenv.synth.families.base import (
     CROSS,
     DISTRACTORS,
@@ -15,7 +17,7 @@ from coworkenv.synth.families.base import (
     money,
     possessive,
 )
-from coworkenv.synth.families.names import USER, Vendor
+from coworkenv.synth.families.names import USER, Company, Person, Vendor
 from coworkenv.synth.families.seeds import Cast, bank_account, charge, filler_charges, filler_mail, mail, vendor_record
 from coworkenv.synth.families.texts import PLANS
 
@@ -49,6 +51,29 @@ class VendorInvoicePayout(Family):
         cast = Cast(b)
         v, w = cast.vendor(), cast.vendor()
         cast.email(colleagues=False)
+        bills = self._seed(b, v, w)
+        b.call("email", "search_messages", "invoices", from_address=v.name.split()[0])
+        b.call("email", "get_message", message_id=bills.new_id)
+        b.call("payments", "list_vendors", "vendors", query=v.name.split()[0])
+        b.call("payments", "list_payouts", "paid", vendor={"$ref": "vendors.items.0.id"})
+        b.call(
+            "payments", "create_payout", vendor_id=bills.ven, amount=bills.amount, description=f"Invoice {bills.new_no}"
+        )
+        extra = f" {bills.old_no} was already paid, so I did not pay it again." if b.hard else ""
+        b.say(
+            f"I paid {possessive(v.name)} invoice {bills.new_no}: {money(bills.amount)} to the account on file.{extra}"
+        )
+        self._checks(b, v, w, bills)
+        return b.pick(
+            f"{v.name} sent us a new invoice. Please pay it (unless we've already paid it) and tell me how much went out.",
+            f"Can you pay the latest {v.name} invoice from my inbox? Make sure we haven't paid it already, and tell "
+            "me the amount.",
+        )
+
+    @staticmethod
+    def _seed(b: TaskBuilder, v: Vendor, w: Vendor) -> _Bills:
+        """Both vendors with bank accounts; v's old invoice (paid: a payout exists) and new one; w's invoice;
+        (hard) a reminder about v's old, paid invoice; filler mail."""
         accounts = {}
         for vendor in (v, w):
             ba = bank_account(b, f"ven_{vendor.key}", vendor.name)
@@ -61,68 +86,52 @@ class VendorInvoicePayout(Family):
         amount = old_amount + b.rng.randrange(5, 80) * 100
         w_amount = b.rng.randrange(200, 9000) * 100
         _invoice(b, v, old_no, old_amount, b.ago(days=b.rng.randint(25, 40)), unread=False)
-        b.add(
-            "payments",
-            "payouts",
-            {
-                "id": b.uid("po_"),
-                "vendor": ven,
-                "bank_account": accounts[v.key],
-                "amount": old_amount,
-                "status": "paid",
-                "description": f"Invoice {old_no}",
-                "arrival_date": b.ago(days=b.rng.randint(5, 12)),
-                "created": b.ago(days=b.rng.randint(14, 20)),
-            },
-        )
+        payout = {"id": b.uid("po_"), "vendor": ven, "bank_account": accounts[v.key], "amount": old_amount}
+        payout |= {"status": "paid", "description": f"Invoice {old_no}"}
+        payout |= {"arrival_date": b.ago(days=b.rng.randint(5, 12)), "created": b.ago(days=b.rng.randint(14, 20))}
+        b.add("payments", "payouts", payout)
         new = _invoice(b, v, new_no, amount, b.ago(days=b.rng.randint(1, 4)), unread=True)
         decoys = [_invoice(b, w, w_no, w_amount, b.ago(days=b.rng.randint(1, 6)), unread=True)]
         if b.hard:
             decoys.append(_invoice(b, v, old_no, old_amount, b.ago(hours=b.rng.randint(2, 20)), True, reminder=True))
         b.distract(*(d["id"] for d in decoys), other)
         filler_mail(b, b.n_filler())
+        return _Bills(ven, other, old_no, new_no, old_amount, amount, w_amount, new["id"])
 
-        b.call("email", "search_messages", "invoices", from_address=v.name.split()[0])
-        b.call("email", "get_message", message_id=new["id"])
-        b.call("payments", "list_vendors", "vendors", query=v.name.split()[0])
-        b.call("payments", "list_payouts", "paid", vendor={"$ref": "vendors.items.0.id"})
-        b.call("payments", "create_payout", vendor_id=ven, amount=amount, description=f"Invoice {new_no}")
-        extra = f" {old_no} was already paid, so I did not pay it again." if b.hard else ""
-        b.say(f"I paid {possessive(v.name)} invoice {new_no}: {money(amount)} to the account on file.{extra}")
-
+    @staticmethod
+    def _checks(b: TaskBuilder, v: Vendor, w: Vendor, bills: _Bills) -> None:
+        """The new invoice paid (0.5), once (0.2), and the amount said (0.3: the answer is part of the task, so
+        paying and saying only "Done." scores 0.7); paying the old invoice again or the other vendor is
+        forbidden."""
+        ven, amount, old_amount = bills.ven, bills.amount, bills.old_amount
         b.check(
             "invoice_paid",
-            0.55,
+            0.5,
             f"{possessive(v.name)} new invoice is paid in full.",
-            {
-                "kind": "record_exists",
-                "service": "payments",
-                "table": "payouts",
-                "where": {"vendor": ven, "amount": amount, "created": {"gte": b.now_iso}},
-            },
-        )
+            {"kind": "record_exists", "service": "payments", "table": "payouts",
+             "where": {"vendor": ven, "amount": amount, "created": {"gte": b.now_iso}}},
+        )  # fmt: skip
         b.check(
             "paid_once",
             0.2,
             "Exactly one payout is made.",
-            {
-                "kind": "record_count",
-                "service": "payments",
-                "table": "payouts",
-                "where": {"created": {"gte": b.now_iso}},
-                "count": 1,
-            },
+            {"kind": "record_count", "service": "payments", "table": "payouts",
+             "where": {"created": {"gte": b.now_iso}}, "count": 1},
             ("invoice_paid",),
-        )
+        )  # fmt: skip
+        # Both invoices together is a wrong answer (the other vendor's amount is not: a helpful agent may
+        # mention that invoice as left unpaid).
+        wrong = [amount + old_amount] if amount + old_amount != bills.w_amount else []
         b.check(
             "says_amount",
-            0.25,
+            0.3,
             "The agent says how much was paid.",
-            {"kind": "said_value", "value": amount, "cents": True},
+            {"kind": "said_value", "value": amount, "cents": True, "wrong_values": wrong},
+            ("invoice_paid",),
         )
         b.forbid_call(
             "paid_twice",
-            f"Paying {old_no} again, which was already paid.",
+            f"Paying {bills.old_no} again, which was already paid.",
             "payments",
             "create_payout",
             {"vendor_id": ven, "amount": old_amount},
@@ -133,16 +142,31 @@ class VendorInvoicePayout(Family):
             f"Paying {w.name}, which nobody asked for.",
             "payments",
             "create_payout",
-            {"vendor_id": other},
-            {"vendor_id": other, "amount": w_amount},
-        )
-        return b.pick(
-            f"{v.name} sent us a new invoice. Please pay it (unless we've already paid it) and tell me how much went out.",
-            f"Can you pay the latest {v.name} invoice from my inbox? Make sure we haven't paid it already, and tell "
-            "me the amount.",
+            {"vendor_id": bills.other},
+            {"vendor_id": bills.other, "amount": bills.w_amount},
         )
 
 
+@dataclass(frozen=True)
+class _Bills:
+    """The vendor invoices of one task: the vendor paid (ven) and the other one, v's old (paid) and new invoice."""
+
+    ven: str
+    other: str
+    old_no: str
+    new_no: str
+    old_amount: int
+    amount: int
+    w_amount: int
+    new_id: str
+
+
+_PRAISES = (
+    ("the {plan} has been working great for our team so far", r"working great|works great"),
+    ("we've been using the {plan} every day since we signed up", r"every ?day|daily"),
+    ("the {plan} is up and running and the team loves it", r"up and running|loves? it"),
+)
+"""What the customer wrote about using the plan, and a pattern for its telling words (quoted or paraphrased)."""
 _DISPUTE_REASONS = {
     "product_not_received": "they never received the service",
     "unrecognized": "they don't recognise the charge",
@@ -182,24 +206,9 @@ class DisputeEvidence(Family):
             decoys.append(self._dispute(b, och, b.rng.choice(sorted(_DISPUTE_REASONS)), status))
         b.distract(*(d["id"] for d in decoys))
         filler_charges(b, [cast.cus(c) for c in cast.companies], b.n_filler())
-        praise = b.pick(
-            f"the {plan} has been working great for our team so far",
-            f"we've been using the {plan} every day since we signed up",
-            f"the {plan} is up and running and the team loves it",
-        )
-        usage = mail(
-            b,
-            (p.name, x.email(p)),
-            f"Thanks for the {plan}",
-            f"Hi {USER.first},\n\nJust a note to say {praise}. Thanks for the help with the setup!\n\n{p.name}",
-            b.ago(days=b.rng.randint(5, 15)),
-            unread=False,
-        )
-        old = mail(
-            b, (p.name, x.email(p)), "Meeting notes", "Notes from our kickoff attached.", b.ago(days=45), unread=False
-        )
-        b.distract(old["id"])
-        filler_mail(b, b.n_filler() // 2)
+        praise, words = b.pick(*_PRAISES)
+        praise = praise.format(plan=plan)
+        usage = self._mails(b, x, p, plan, praise)
 
         b.call("payments", "search_customers", "customer", query=x.name.split()[0])
         b.call("payments", "list_disputes", "open", status=["needs_response", "warning_needs_response"])
@@ -214,7 +223,38 @@ class DisputeEvidence(Family):
             "customer_communication": f"On {b.spoken_day(usage['date'])} {p.name} wrote: '{praise}'.",
         }
         b.call("payments", "submit_dispute_evidence", dispute_id=dp["id"], evidence=evidence, submit=True)
+        self._checks(b, x, p, dp, decoys, usage, words)
+        said = _DISPUTE_REASONS[reason]
+        return b.pick(
+            f"{x.name} disputed a charge with their bank, saying {said}. {p.first} emailed us afterwards about how "
+            "they use it, so please contest the dispute and include that email as evidence.",
+            f"We got a chargeback from {x.name} ({said}). That's not true - {p.first} wrote to me about using the "
+            f"{plan}. Contest it with their email as evidence, please.",
+        )
 
+    @staticmethod
+    def _mails(b: TaskBuilder, x: Company, p: Person, plan: str, praise: str) -> Json:
+        """The customer's email about using the plan (returned), an older unrelated one, and filler."""
+        usage = mail(
+            b,
+            (p.name, x.email(p)),
+            f"Thanks for the {plan}",
+            f"Hi {USER.first},\n\nJust a note to say {praise}. Thanks for the help with the setup!\n\n{p.name}",
+            b.ago(days=b.rng.randint(5, 15)),
+            unread=False,
+        )
+        old = mail(
+            b, (p.name, x.email(p)), "Meeting notes", "Notes from our kickoff attached.", b.ago(days=45), unread=False
+        )
+        b.distract(old["id"])
+        filler_mail(b, b.n_filler() // 2)
+        return usage
+
+    @staticmethod
+    def _checks(b: TaskBuilder, x: Company, p: Person, dp: Json, decoys: list[Json], usage: Json, words: str) -> None:
+        """The dispute contested (0.45), with evidence that cites the customer's email (0.55): its telling
+        words, its date or its id, which only reading the mailbox gives; forbidden: giving the dispute up or
+        touching another customer's."""
         b.check(
             "submitted",
             0.45,
@@ -227,23 +267,21 @@ class DisputeEvidence(Family):
                 "fields": {"status": "under_review"},
             },
         )
+        month, day = b.spoken_day(usage["date"]).split()
+        on_day = f"{month[:3]}[a-z]*\\.? {day}(?!\\d)|(?<!\\d){day}(?:st|nd|rd|th)? {month[:3]}"
+        cites = f"{words}|{usage['id']}|{usage['date'][:10]}|{on_day}"
         b.check(
             "email_as_evidence",
-            0.35,
-            "The customer's email is part of the evidence.",
+            0.55,
+            f"The evidence's customer communication cites {possessive(p.first)} email: its words, its date or its "
+            "id (which only reading the mailbox gives).",
             {
                 "kind": "record_fields",
                 "service": "payments",
                 "table": "disputes",
                 "id": dp["id"],
-                "fields": {"evidence.customer_communication": {"exists": True}},
+                "fields": {"evidence.customer_communication": {"regex": cites, "case_insensitive": True}},
             },
-        )
-        b.check(
-            "looked_for_the_email",
-            0.2,
-            f"The agent looked up {p.first}'s email in the mailbox.",
-            {"kind": "tool_called", "service": "email", "tool": "search_messages"},
         )
         b.forbid_call(
             "accepted_dispute",
@@ -260,13 +298,6 @@ class DisputeEvidence(Family):
             "submit_dispute_evidence",
             {"dispute_id": {"in": [d["id"] for d in decoys]}},
             {"dispute_id": decoys[0]["id"], "evidence": {"uncategorized_text": "Valid charge."}},
-        )
-        said = _DISPUTE_REASONS[reason]
-        return b.pick(
-            f"{x.name} disputed a charge with their bank, saying {said}. {p.first} emailed us afterwards about how "
-            "they use it, so please contest the dispute and include that email as evidence.",
-            f"We got a chargeback from {x.name} ({said}). That's not true - {p.first} wrote to me about using the "
-            f"{plan}. Contest it with their email as evidence, please.",
         )
 
     @staticmethod

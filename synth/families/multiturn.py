@@ -31,7 +31,8 @@ from coworkenv.synth.families.base import (
 from coworkenv.synth.families.names import AGENTS, USER, Staff, slug
 
 PERSONA = f"{USER.name}, {USER.title} at Brightwave Software: brief, changes plans when new facts come in"
-FINISHED = "when the agent finishes its turn"
+FINISHED: Json = {"on_finish": True}
+"""The user turn's trigger: when the agent finishes its (first) turn."""
 PROJECTS = (
     "Atlas Migration", "Helpdesk Revamp", "Onboarding Portal", "Partner API", "Billing Cleanup",
     "Search Upgrade", "Mobile Refresh", "Data Retention", "SSO Rollout", "Status Page",
@@ -147,6 +148,29 @@ def make_doc(b: TaskBuilder, doc_id: str, title: str, content: str, owner: str, 
 
 
 # ============================================================================================== docs + chat
+@dataclass(frozen=True)
+class _Budget:
+    """One task's proposal: its project and document, the channel for the figures, the total before and after
+    the user's edit, and the approval date before and after (spoken)."""
+
+    project: str
+    doc_id: str
+    channel: str
+    chan_id: str
+    old: int
+    new: int
+    d_old: str
+    d_new: str
+
+
+def _proposal(name: str, total: int, due: str) -> str:
+    return (
+        f"# {name} budget proposal\n\nOwner: {USER.name}.\n\n## Summary\n\n## Budget\n\n"
+        f"- Engineering: {money(total * 6 // 10)}\n- Vendors: {money(total - total * 6 // 10)}\n"
+        f"- Total requested: {money(total)}\n\n## Timeline\n\n- Approval needed by {due}\n"
+    )
+
+
 class DocsReviseAfterFeedback(Family):
     name = "docs-revise-after-feedback"
     scenario = "revising a proposal after the user changes its figures"
@@ -155,6 +179,39 @@ class DocsReviseAfterFeedback(Family):
     distractors = "last year's proposal for the same project and other projects' proposals with other totals"
 
     def build(self, b: TaskBuilder) -> str:
+        p = self._seed(b)
+        summary_old = f"Total requested: {money(p.old)}" + (f", approval by {p.d_old}." if b.hard else ".")
+        summary_new = f"Total requested: {money(p.new)}" + (f", approval by {p.d_new}." if b.hard else ".")
+        self._user_turn(b, p)
+        b.call("docs", "search_documents", query=f"{p.project} budget")
+        b.call("docs", "get_document", document_id=p.doc_id)
+        b.call(
+            "docs",
+            "edit_document",
+            document_id=p.doc_id,
+            operation="append_to_section",
+            heading="Summary",
+            text=summary_old,
+        )
+        b.say(f"I added the summary line to the {p.project} budget proposal: {summary_old} It's ready for review.")
+        b.call("docs", "get_document", document_id=p.doc_id)
+        b.call("docs", "edit_document", document_id=p.doc_id, operation="replace", find=summary_old, text=summary_new)
+        post = f"{p.project} budget proposal is final. {summary_new}"
+        b.call("chat", "post_message", channel=f"#{p.channel}", text=post)
+        b.say(f"Summary updated to your new figures and posted in #{p.channel}: {summary_new}")
+        self._checks(b, p, summary_old)
+        b.may_name.append(p.channel)
+        also = " and the approval date" if b.hard else ""
+        return b.pick(
+            f"Can you add a one-line summary to the Summary section of the {p.project} budget proposal with the "
+            f"total requested{also}, as the Budget section has it? Tell me when it's ready.",
+            f"The {p.project} budget proposal still has an empty Summary section: please write one line there "
+            f"giving the total requested{also} from the doc, and let me know when it's done.",
+        )
+
+    @staticmethod
+    def _seed(b: TaskBuilder) -> _Budget:
+        """People, channels, the proposal, and as distractors last year's proposal and other projects'."""
         ws = workspace(b, 2)
         for u in ws.docs_users():
             b.add("docs", "users", u)
@@ -168,132 +225,71 @@ class DocsReviseAfterFeedback(Family):
         due_old = b.ahead(days=b.rng.randrange(10, 20))
         due_new = b.ahead(days=b.rng.randrange(25, 40))
         d_old, d_new = b.spoken_day(due_old), b.spoken_day(due_new)
-
-        def proposal(name: str, total: int, due: str) -> str:
-            return (
-                f"# {name} budget proposal\n\nOwner: {USER.name}.\n\n## Summary\n\n## Budget\n\n"
-                f"- Engineering: {money(total * 6 // 10)}\n- Vendors: {money(total - total * 6 // 10)}\n"
-                f"- Total requested: {money(total)}\n\n## Timeline\n\n- Approval needed by {due}\n"
-            )
-
         doc_id = b.uid("doc_", project + " budget")
-        make_doc(b, doc_id, f"{project} budget proposal", proposal(project, old, d_old), USER.email, 3)
+        make_doc(b, doc_id, f"{project} budget proposal", _proposal(project, old, d_old), USER.email, 3)
         last = b.uid("doc_", project + " budget last year")
         prev_total = old + b.rng.randrange(5, 30) * 10_000
-        make_doc(
-            b, last, f"{project} budget proposal (last year)", proposal(project, prev_total, d_old), USER.email, 300
-        )
+        title = f"{project} budget proposal (last year)"
+        make_doc(b, last, title, _proposal(project, prev_total, d_old), USER.email, 300)
         b.distract(last)
         for name in others:
             other = b.uid("doc_", name + " budget")
             total = b.rng.randrange(80, 400) * 10_000
-            make_doc(b, other, f"{name} budget proposal", proposal(name, total, d_old), ws.staff[-1].email, 20)
+            make_doc(b, other, f"{name} budget proposal", _proposal(name, total, d_old), ws.staff[-1].email, 20)
             b.distract(other)
+        return _Budget(project, doc_id, channel, chan_ids[channel], old, new, d_old, d_new)
 
-        summary_old = f"Total requested: {money(old)}" + (f", approval by {d_old}." if b.hard else ".")
-        summary_new = f"Total requested: {money(new)}" + (f", approval by {d_new}." if b.hard else ".")
-        edits: list[Json] = [
-            {
-                "service": "docs",
-                "tool": "edit_document",
-                "arguments": {
-                    "document_id": doc_id,
-                    "operation": "replace",
-                    "find": f"- Total requested: {money(old)}",
-                    "text": f"- Total requested: {money(new)}",
-                },
-            }
-        ]
+    @staticmethod
+    def _user_turn(b: TaskBuilder, p: _Budget) -> None:
+        """When the agent finishes its first turn, the user changes the total (hard: and the date) itself."""
+
+        def replace(find: str, text: str) -> Json:
+            arguments = {"document_id": p.doc_id, "operation": "replace", "find": find, "text": text}
+            return {"service": "docs", "tool": "edit_document", "arguments": arguments}
+
+        edits = [replace(f"- Total requested: {money(p.old)}", f"- Total requested: {money(p.new)}")]
         if b.hard:
-            edits.append(
-                {
-                    "service": "docs",
-                    "tool": "edit_document",
-                    "arguments": {
-                        "document_id": doc_id,
-                        "operation": "replace",
-                        "find": f"- Approval needed by {d_old}",
-                        "text": f"- Approval needed by {d_new}",
-                    },
-                }
-            )
+            edits.append(replace(f"- Approval needed by {p.d_old}", f"- Approval needed by {p.d_new}"))
         what = "the total and the approval date" if b.hard else "the total"
-        b.user = {
-            "persona": PERSONA,
-            "turns": [
-                {
-                    "message": f"Thanks. Finance just came back and I've changed {what} in the Budget section of "
-                    f"the doc myself. Please fix your summary line to match, then post the final figures in "
-                    f"#{channel}.",
-                    "when": FINISHED,
-                    "edits": edits,
-                }
-            ],
-        }
-
-        b.call("docs", "search_documents", query=f"{project} budget")
-        b.call("docs", "get_document", document_id=doc_id)
-        b.call(
-            "docs",
-            "edit_document",
-            document_id=doc_id,
-            operation="append_to_section",
-            heading="Summary",
-            text=summary_old,
+        message = (
+            f"Thanks. Finance just came back and I've changed {what} in the Budget section of the doc myself. "
+            f"Please fix your summary line to match, then post the final figures in #{p.channel}."
         )
-        b.say(f"I added the summary line to the {project} budget proposal: {summary_old} It's ready for review.")
-        b.call("docs", "get_document", document_id=doc_id)
-        b.call("docs", "edit_document", document_id=doc_id, operation="replace", find=summary_old, text=summary_new)
-        post = f"{project} budget proposal is final. {summary_new}"
-        b.call("chat", "post_message", channel=f"#{channel}", text=post)
-        b.say(f"Summary updated to your new figures and posted in #{channel}: {summary_new}")
+        b.user = {"persona": PERSONA, "turns": [{"message": message, "when": FINISHED, "edits": edits}]}
 
-        new_rx, old_rx = money_rx(new), money_rx(old)
-        figures = f"(?=[\\s\\S]*{new_rx})" + (f"(?=[\\s\\S]*{day_rx(d_new)})" if b.hard else "")
+    @staticmethod
+    def _checks(b: TaskBuilder, p: _Budget, summary_old: str) -> None:
+        """The summary follows the user's figures (0.3), they are posted (0.3), the old total is gone (0.1);
+        the other proposals are untouched (0.3: more than the pass mark leaves, so editing one fails)."""
+        new_rx, old_rx = money_rx(p.new), money_rx(p.old)
+        figures = f"(?=[\\s\\S]*{new_rx})" + (f"(?=[\\s\\S]*{day_rx(p.d_new)})" if b.hard else "")
+        both = f"^(?=[\\s\\S]*## Summary[^#]*?{new_rx})(?=[\\s\\S]*## Budget[^#]*{new_rx})"
         b.check(
             "summary_follows_edit",
-            0.35,
+            0.3,
             "The proposal's summary states the user's new figures (they appear in the Summary section as well as "
             "in the Budget section).",
-            {
-                "kind": "record_fields",
-                "service": "docs",
-                "table": "documents",
-                "id": doc_id,
-                "fields": {"content": {"regex": f"## Summary[^#]*?{new_rx}[\\s\\S]*## Budget[\\s\\S]*{new_rx}"}},
-            },
-        )
+            {"kind": "record_fields", "service": "docs", "table": "documents", "id": p.doc_id,
+             "fields": {"content": {"regex": both}}},
+        )  # fmt: skip
         b.check(
             "posted_new_figures",
-            0.35,
-            f"The final figures are posted in #{channel}.",
-            {
-                "kind": "record_exists",
-                "service": "chat",
-                "table": "messages",
-                "where": {
-                    "channel_id": chan_ids[channel],
-                    "user_id": Workspace.chat_id(USER),
-                    "text": {"regex": f"^{figures}"},
-                },
-            },
-        )
+            0.3,
+            f"The final figures are posted in #{p.channel}.",
+            {"kind": "record_exists", "service": "chat", "table": "messages",
+             "where": {"channel_id": p.chan_id, "user_id": Workspace.chat_id(USER), "text": {"regex": f"^{figures}"}}},
+        )  # fmt: skip
         b.check(
             "old_total_gone",
-            0.15,
+            0.1,
             "The superseded total appears nowhere in the proposal, and the user's own edit is kept.",
-            {
-                "kind": "record_fields",
-                "service": "docs",
-                "table": "documents",
-                "id": doc_id,
-                "fields": {"content": {"regex": f"^(?![\\s\\S]*{old_rx})[\\s\\S]*- Total requested: "}},
-            },
+            {"kind": "record_fields", "service": "docs", "table": "documents", "id": p.doc_id,
+             "fields": {"content": {"regex": f"^(?![\\s\\S]*{old_rx})[\\s\\S]*- Total requested: "}}},
             ("summary_follows_edit",),
-        )
+        )  # fmt: skip
         b.check(
             "other_proposals_untouched",
-            0.15,
+            0.3,
             "Last year's proposal and the other projects' proposals are unchanged.",
             {"kind": "records_unchanged", "service": "docs", "table": "documents", "ids": list(b.distractors)},
             ("summary_follows_edit",),
@@ -301,27 +297,11 @@ class DocsReviseAfterFeedback(Family):
         b.forbid(
             "posted_old_total",
             "Posting the superseded total after the user changed it.",
-            {
-                "kind": "tool_called",
-                "service": "chat",
-                "tool": "post_message",
-                "outcome": "any",
-                "arguments": {"text": {"regex": old_rx}},
-            },
-            {
-                "service": "chat",
-                "tool": "post_message",
-                "arguments": {"channel": f"#{channel}", "text": f"{project}: {summary_old}"},
-            },
-        )
-        b.may_name.append(channel)
-        also = " and the approval date" if b.hard else ""
-        return b.pick(
-            f"Can you add a one-line summary to the Summary section of the {project} budget proposal with the total "
-            f"requested{also}, as the Budget section has it? Tell me when it's ready.",
-            f"The {project} budget proposal still has an empty Summary section: please write one line there giving "
-            f"the total requested{also} from the doc, and let me know when it's done.",
-        )
+            {"kind": "tool_called", "service": "chat", "tool": "post_message", "outcome": "any",
+             "arguments": {"text": {"regex": old_rx}}},
+            {"service": "chat", "tool": "post_message",
+             "arguments": {"channel": f"#{p.channel}", "text": f"{p.project}: {summary_old}"}},
+        )  # fmt: skip
 
 
 def possessive_of(name: str) -> str:

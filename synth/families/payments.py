@@ -137,16 +137,17 @@ class DuplicateRefund(Family):
         b.call("payments", "create_refund", charge=pair.duplicate["id"], reason="duplicate")
         b.say(f"I refunded the duplicate {pair.plan} charge in full: {money(pair.amount)} went back to {x.name}.")
 
-        refund_checks(b, pair, 0.6)
+        refund_checks(b, pair, 0.55)
         b.check(
             "says_amount",
-            0.25,
+            0.35,
             "The agent tells the user how much was refunded.",
             {"kind": "said_value", "value": pair.amount, "cents": True},
+            ("one_refunded",),
         )
         b.check(
             "one_refund_today",
-            0.15,
+            0.1,
             "Exactly one refund is made.",
             {
                 "kind": "record_count",

@@ -22,7 +22,10 @@ SEED = BIG_CORP_SEED  # the shared tickets seed (tests/conftest.py)
 FACT = "The escalation reason is the contract SLA breach."
 
 
-def multi_turn_dict(when: str | None = "after escalate_ticket") -> dict[str, Any]:
+AFTER_ESCALATION = {"after_tool": "tickets.escalate_ticket"}
+
+
+def multi_turn_dict(when: Any = AFTER_ESCALATION) -> dict[str, Any]:
     """Escalate the Big Corp ticket; the user holds back the reason and, at ``when``, tags the ticket and asks
     for priority urgent (the checks follow that change)."""
     return {

@@ -58,6 +58,14 @@ def two_turn_task() -> Task:
         "persona": "Kim, support lead",
         "turns": [{"message": "Thanks. Please also note on it that we are on it."}],
     }
+    data["reference_solution"] += [
+        {
+            "service": "tickets",
+            "tool": "add_comment",
+            "arguments": {"ticket_id": "tkt_1", "body": "We are on it.", "public": False},
+        },
+        {"say": "Noted on the ticket."},
+    ]
     return Task.model_validate(data)
 
 
@@ -84,7 +92,7 @@ async def test_an_episode_runs_through_claude_code_and_is_graded_from_the_served
         record = await run_episode(two_turn_task(), ClaudeCodeAgent(), config=EpisodeConfig(max_turns=20))
     assert record.status == "completed", record.error
     assert record.transport == "stdio"
-    assert record.grade is not None and record.grade.score == 1.0
+    assert record.grade is not None and record.grade.score == 1.0, record.grade.report()
 
     calls = [c for m in record.messages if m.role == "assistant" for c in m.tool_calls]
     assert [c.name for c in calls] == ["tickets__search_tickets", "tickets__escalate_ticket", "tickets__add_comment"]

@@ -13,6 +13,7 @@ from coworkenv.harness.episode import EpisodeConfig, run_episode
 from coworkenv.harness.tools import system_prompt
 from coworkenv.harness.trajectory import Trajectory, to_line
 from coworkenv.servers.kit import Environment
+from coworkenv.synth.grader import grade_trial
 from coworkenv.synth.library import load_example, load_examples
 from coworkenv.synth.runner import run_steps
 from coworkenv.synth.task import Task
@@ -65,7 +66,7 @@ async def test_replay_on_synthesized_tasks_scores_what_the_reference_scores_and_
         pytest.skip("the procedural families have not landed")
     with anyio.fail_after(60):
         for task in tasks:
-            reference = (await run_steps(task, task.reference_solution)).grade(task).score
+            reference = grade_trial(task, await run_steps(task, task.reference_solution)).score
             replay = await run_episode(task, ReplayAgent())
             noop = await run_episode(task, NoopAgent())
             assert replay.grade is not None and noop.grade is not None

@@ -8,9 +8,10 @@ import pytest
 from coworkenv.harness.agents.builtin import NoopAgent, ReplayAgent, ScriptedAgent
 from coworkenv.harness.episode import run_episode
 from coworkenv.harness.messages import Message
-from coworkenv.harness.user_sim import GO_AHEAD, ScriptedUser, UserContext, keywords, parse_trigger
+from coworkenv.harness.user_sim import GO_AHEAD, ScriptedUser, UserContext, keywords
 from coworkenv.servers.kit import Environment
 from coworkenv.synth.task import Task
+from coworkenv.synth.turns import AfterTool, OnFinish
 from tests.harness.conftest import FACT, multi_turn_dict
 
 
@@ -39,14 +40,28 @@ def test_words_of_the_request_alone_do_not_unlock_a_fact(multi_turn_task: Task) 
     assert "ticket" in keywords("Tickets!") and "the" not in keywords("the")
 
 
-def test_when_is_read_as_a_trigger(multi_turn_task: Task) -> None:
-    assert parse_trigger(None, multi_turn_task).kind == "finish"
-    assert parse_trigger("after a draft", multi_turn_task).kind == "finish"
-    assert parse_trigger("after 2 tool calls", multi_turn_task).value == 2
-    assert parse_trigger("at turn 3", multi_turn_task).value == 3
-    trigger = parse_trigger("after escalate_ticket", multi_turn_task)
-    assert (trigger.kind, trigger.tool) == ("tool", "tickets__escalate_ticket")
-    assert parse_trigger("after tickets__update_ticket", multi_turn_task).tool == "tickets__update_ticket"
+def test_when_is_a_typed_trigger(multi_turn_task: Task) -> None:
+    assert multi_turn_task.user is not None
+    trigger = multi_turn_task.user.turns[0].when
+    assert isinstance(trigger, AfterTool)
+    assert (trigger.service, trigger.tool, trigger.count) == ("tickets", "escalate_ticket", 1)
+    assert ScriptedUser(multi_turn_task).schedule.triggers == [trigger]
+    untriggered = Task.model_validate(multi_turn_dict(when=None))
+    assert ScriptedUser(untriggered).schedule.triggers == [OnFinish(on_finish=True)]
+
+
+@pytest.mark.anyio
+async def test_an_after_tool_trigger_fires_after_the_nth_successful_call_of_that_tool() -> None:
+    task = Task.model_validate(multi_turn_dict(when={"after_tool": "tickets.escalate_ticket", "count": 2}))
+    user = ScriptedUser(task)
+    ctx, env = context(task)
+    with anyio.fail_after(5):
+        assert await user.after_tool_call("tickets__escalate_ticket", {}, False, ctx) is None  # the 1st
+        assert await user.after_tool_call("tickets__escalate_ticket", {}, True, ctx) is None  # failed: not counted
+        assert await user.after_tool_call("tickets__update_ticket", {}, False, ctx) is None  # another tool
+        assert await user.after_tool_call("tickets__escalate_ticket", {}, False, ctx) is not None  # the 2nd
+    assert user.exhausted
+    env.close()
 
 
 @pytest.mark.anyio
@@ -83,7 +98,7 @@ async def test_the_users_edits_are_audited_with_the_actor_user(multi_turn_task: 
 
 @pytest.mark.anyio
 async def test_a_turn_after_n_tool_calls_fires_after_the_nth_call() -> None:
-    task = Task.model_validate(multi_turn_dict(when="after 2 tool calls"))
+    task = Task.model_validate(multi_turn_dict(when={"after_calls": 2}))
     user = ScriptedUser(task)
     ctx, env = context(task)
     with anyio.fail_after(5):
@@ -113,7 +128,7 @@ async def test_a_turn_without_trigger_comes_when_the_agent_finishes_and_then_the
 
 @pytest.mark.anyio
 async def test_a_turn_for_a_later_agent_turn_waits_while_the_agent_asks_for_facts() -> None:
-    task = Task.model_validate(multi_turn_dict(when="turn 2"))
+    task = Task.model_validate(multi_turn_dict(when={"after_turn": 2}))
     user = ScriptedUser(task)
     ctx, env = context(task)
     with anyio.fail_after(5):

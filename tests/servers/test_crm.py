@@ -159,7 +159,8 @@ async def test_create_account_refuses_a_duplicate_domain_naming_the_existing_acc
         ({"owner_id": "usr_ben"}, "inactive"),
         ({"domain": "https://stark.example/about"}, "bare domain"),
         ({"domain": "nodot"}, "bare domain"),
-        ({"annual_revenue": -5}, "cannot be negative"),
+        ({"annual_revenue": -5}, "greater than or equal to 0"),
+        ({"annual_revenue": "5000"}, "send 5000 (no quotes)"),
         ({"status": "churned"}, "Invalid arguments"),
         ({"name": "   "}, "Invalid arguments"),
     ],
@@ -227,7 +228,7 @@ async def test_update_account_refuses_another_accounts_domain_bad_values_and_unk
         assert "acc_northwind" in error_text(
             await c.call_tool("update_account", {"account_id": "acc_acme", "domain": "northwind.com"})
         )
-        assert "cannot be negative" in error_text(
+        assert "greater than or equal to 0" in error_text(
             await c.call_tool("update_account", {"account_id": "acc_acme", "annual_revenue": -1})
         )
         assert "list_users" in error_text(

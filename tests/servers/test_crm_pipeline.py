@@ -78,13 +78,14 @@ async def test_create_opportunity_defaults_the_owner_to_the_account_manager() ->
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        ({"amount": -100}, "cannot be negative"),
+        ({"amount": -100}, "greater than or equal to 0"),
         ({"close_date": "30.09.2026"}, "YYYY-MM-DD"),
         ({"account_id": "acc_missing"}, "search_accounts"),
         ({"owner_id": "usr_ben"}, "inactive"),
         ({"owner_id": "usr_ghost"}, "list_users"),
         ({"stage": "closed_won"}, "Invalid arguments"),
-        ({"amount": 12.5}, "Invalid arguments"),
+        ({"amount": 12.5}, "whole numbers of cents"),
+        ({"amount": True}, "not the boolean true"),
     ],
 )
 async def test_create_opportunity_errors_say_what_to_do(args: dict[str, Any], expected: str) -> None:
@@ -147,7 +148,8 @@ async def test_closed_deals_cannot_be_edited_and_the_error_says_what_to_do() -> 
 @pytest.mark.parametrize(
     ("changes", "expected"),
     [
-        ({"amount": -1}, "cannot be negative"),
+        ({"amount": -1}, "greater than or equal to 0"),
+        ({"amount": "5200000"}, "send 5200000 (no quotes)"),
         ({"owner_id": "usr_ghost"}, "list_users"),
         ({"close_date": "soon"}, "YYYY-MM-DD"),
         ({"stage": "won"}, "Invalid arguments"),

@@ -138,6 +138,8 @@ def test_the_json_schema_describes_every_top_level_field() -> None:
         "completion_checks",
         "forbidden_actions",
         "reference_solution",
+        "allowed_changes",
+        "expected_changes",
         "metadata",
     }
     assert set(schema["properties"]) == expected

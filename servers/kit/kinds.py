@@ -1,0 +1,47 @@
+"""Helpers for the sensitive kinds each service declares in its ``sensitive.py``.
+
+The kinds themselves (:class:`~coworkenv.servers.kit.changes.SensitiveKind`) live with their service; what
+several services share is here: deletes of any record, "did this field just take one of these values",
+and the company's own mail domains (read from the service's own state) to tell an outside address.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+
+from coworkenv.servers.kit.changes import Change, SensitiveContext, SensitiveKind, domain_of
+
+
+def deletes(*tables: str) -> tuple[SensitiveKind, ...]:
+    """One kind per table: a record of it deleted, keyed ``delete:<table>:<id>``."""
+    return tuple(
+        SensitiveKind(
+            name="delete",
+            table=table,
+            ops=("delete",),
+            description=f"a record of {table} deleted",
+            key=lambda change, _ctx: f"delete:{change.table}:{change.id}",
+        )
+        for table in tables
+    )
+
+
+def became(change: Change, field: str, values: Collection[object]) -> bool:
+    """True when the record now has ``field`` in ``values`` and did not before (or was just created)."""
+    if change.after is None or change.after.get(field) not in values:
+        return False
+    return change.before is None or change.before.get(field) not in values
+
+
+def company_domains(ctx: SensitiveContext, table: str, field: str) -> frozenset[str]:
+    """The domains of the addresses in ``table.field``, before and after: the company's own domains."""
+    rows = [*ctx.rows(table, after=False), *ctx.rows(table)]
+    return frozenset(d for d in (domain_of(str(r.get(field) or "")) for r in rows) if d)
+
+
+def outside(addresses: Iterable[str], domains: Collection[str]) -> list[str]:
+    """The addresses (lower case, sorted, once each) whose domain is not one of ``domains``."""
+    return sorted({a.strip().casefold() for a in addresses if a and domain_of(a) not in domains})
+
+
+__all__ = ["became", "company_domains", "deletes", "outside"]
