@@ -111,12 +111,16 @@ def run_cmd(
 
     Running the same command again resumes: finished (task, trial) pairs are not redone."""
     from coworkenv.harness.agents.registry import AgentSpecError, make_agent
+    from coworkenv.synth.providers import ProviderConfigError, scrub
 
     try:
         task_set = load_task_set(_task_sources(tasks))
         agent = make_agent(agent_spec)
-    except (RunError, TaskFileError, AgentSpecError) as exc:
-        raise click.ClickException(str(exc)) from exc
+        check_ready = getattr(agent, "check_ready", None)
+        if callable(check_ready):  # no API key, no executable: say so before anything is written
+            check_ready()
+    except (RunError, TaskFileError, AgentSpecError, ProviderConfigError) as exc:
+        raise click.ClickException(scrub(str(exc))) from exc
     episode = EpisodeConfig(
         transport=transport,  # type: ignore[arg-type]
         max_turns=max_turns,
@@ -140,7 +144,7 @@ def run_cmd(
             lambda: run_tasks(task_set, agent, out, agent_spec=agent_spec, options=options, faults=faults, user=user)
         )
     except RunError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(scrub(str(exc))) from exc
     click.echo(report.line())
     click.echo(f"next: coworkenv summary {out}")
 

@@ -12,11 +12,12 @@ the end of the conversation, at a turn, tool-call or wall-time limit, or on an e
 from __future__ import annotations
 
 import hashlib
+import shutil
 import tempfile
 import time
 import weakref
-from collections.abc import Callable
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -70,6 +71,30 @@ def _initial_hash(env: Environment, pristine: Environment | None) -> str:
     if known is None:
         known = _PRISTINE_HASHES[pristine] = pristine.state_hash()
     return known
+
+
+@contextmanager
+def episode_folder(stdio: bool) -> Iterator[Path | None]:
+    """The stdio transport's folder of databases, removed afterwards; removing it never fails the episode.
+
+    (A server that outlived its client may still be writing there: what cannot be removed is left behind.)"""
+    if not stdio:
+        yield None
+        return
+    path = Path(tempfile.mkdtemp(prefix="coworkenv-episode-"))
+    try:
+        yield path
+    finally:
+        remove_folder(path)
+
+
+def remove_folder(path: Path, tries: int = 3) -> bool:
+    """``rm -rf path``, tried a few times (files may appear while it runs); True when it is gone. Never raises."""
+    for _ in range(tries):
+        shutil.rmtree(path, ignore_errors=True)
+        if not path.exists():
+            return True
+    return False
 
 
 async def _drive(agent: ModelAgent, session: EpisodeSession) -> None:
@@ -132,9 +157,7 @@ async def run_episode(
     record = Trajectory(
         **task_fields(task), agent=agent_spec or agent.name, trial=trial, transport=transport, started_at=started_at
     )
-    folder = tempfile.TemporaryDirectory(prefix="coworkenv-episode-") if transport == "stdio" else nullcontext(None)
-    with folder as tmp:
-        db_dir = Path(tmp) if tmp else None
+    with episode_folder(transport == "stdio") as db_dir:
         try:
             env = _environment(task, transport, pristine, db_dir)
         except Exception as exc:

@@ -30,6 +30,7 @@ from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.progress import Progress
 from coworkenv.harness.trajectory import FILENAME, Trajectory, TrajectoryWriter, read_lines
 from coworkenv.servers.kit import Environment
+from coworkenv.synth.providers import scrub
 from coworkenv.synth.task import Task
 from coworkenv.synth.taskfile import load_tasks, task_files
 
@@ -141,7 +142,8 @@ class Runner:
     ) -> None:
         self.tasks = list(tasks)
         self.agent = agent
-        self.agent_spec = agent_spec or agent.name
+        self.agent_spec = scrub(agent_spec or agent.name)
+        """The spec as recorded (run.json, trajectories): credentials in it are redacted."""
         self.out = Path(out)
         self.options = options or RunOptions()
         self.faults = faults

@@ -114,6 +114,10 @@ class ClientDoor:
         self.tools = tools
 
     async def call(self, service: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        problem = _unsendable(arguments)
+        if problem is not None:  # it cannot go over the wire: answer as the server would, and go on
+            text = f"Invalid arguments for {tool}: {problem}. Check the tool's input schema and call again."
+            return CallOutcome(text, True, "invalid_arguments")
         try:
             result = await self.clients[service].call_tool(tool, arguments)
         except MCPError as exc:
@@ -122,6 +126,16 @@ class ClientDoor:
         if not text and result.structured_content is not None:
             text = json.dumps(result.structured_content, sort_keys=True)
         return CallOutcome(text, bool(result.is_error), "error" if result.is_error else "ok")
+
+
+def _unsendable(arguments: Any) -> str | None:
+    """Why ``arguments`` cannot be sent as JSON over MCP (a lone surrogate, absurd depth), or None.
+
+    An MCP client that fails to encode a request breaks its session, so such a call never reaches the
+    server (and has no audit row there); the agent gets the invalid-arguments answer the server would give."""
+    from coworkenv.servers.kit.audit import argument_problem
+
+    return argument_problem(arguments)
 
 
 async def _listed(service: str, client: Client) -> list[ToolView]:

@@ -4,12 +4,19 @@ A record holds what the episode was (task id, version, scenario, difficulty, saf
 trial), everything that happened (messages, tool calls with results, errors, timings and the state hash
 before each one — the anchors GiGPO groups steps by — model turns with token use, the user simulator's
 replies and workspace edits), how it ended (status) and the grade. Nothing in it may hold an API key:
-errors are scrubbed, and every line is scrubbed of secret-looking environment values before it is written.
+errors are scrubbed, and every line is scrubbed of secret-looking environment values and of credentials in
+URLs before it is written.
+
+Whatever an agent sends is recorded without aborting the run: a string that is not valid Unicode (a lone
+surrogate such as ``"\ud800"``) is written with the surrogate escaped (the text ``\ud800``), and tool
+arguments nested deeper than :data:`MAX_ARGUMENT_DEPTH` levels are cut there (:func:`safe_value`), so every
+line written can be read back.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Iterable
@@ -20,7 +27,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from coworkenv.harness.messages import Message, Usage
 from coworkenv.synth.grader import Grade
-from coworkenv.synth.providers import scrub
+from coworkenv.synth.providers import redact_url_credentials, scrub
 from coworkenv.synth.task import Task
 
 FORMAT = "coworkenv.trajectory/1"
@@ -28,6 +35,9 @@ FILENAME = "trajectories.jsonl"
 Status = Literal["completed", "max_turns", "timeout", "agent_error", "infra_error"]
 STATUSES: tuple[Status, ...] = ("completed", "max_turns", "timeout", "agent_error", "infra_error")
 _SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
+MAX_ARGUMENT_DEPTH = 32
+"""Tool arguments are recorded to this depth (records must stay readable: JSON parsers stop near 200 levels)."""
+TOO_DEEP = f"[cut: nested deeper than {MAX_ARGUMENT_DEPTH} levels]"
 _SAFETY_WORDS = ("safety", "safe refusal", "fraud", "injection", "suspicious", "phishing", "policy")
 
 
@@ -204,10 +214,96 @@ def dedupe(records: Iterable[Trajectory]) -> list[Trajectory]:
     return list(out.values())
 
 
+def safe_text(text: str) -> str:
+    """``text`` as UTF-8 can carry it: lone surrogates become their escape text (``"\ud800"`` → ``\ud800``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def safe_value(value: Any, depth: int = 0) -> Any:
+    """A JSON value fit for a record: strings made :func:`safe_text`, containers cut below
+    :data:`MAX_ARGUMENT_DEPTH` levels (the cut part becomes :data:`TOO_DEEP`), other objects as text."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if depth >= MAX_ARGUMENT_DEPTH:
+        return TOO_DEEP
+    if isinstance(value, dict):
+        return {safe_text(str(k)): safe_value(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [safe_value(v, depth + 1) for v in value]
+    return safe_text(repr(value))[:500]
+
+
+def _safe_call(call: Any) -> Any:
+    return call.model_copy(
+        update={"id": safe_text(call.id), "name": safe_text(call.name), "arguments": safe_value(call.arguments)}
+    )
+
+
+def safe_record(record: Trajectory) -> Trajectory:
+    """A copy of ``record`` whose agent-supplied parts (messages, tool calls and their arguments, results,
+    user events, what was said) are :func:`safe_value`: always serialisable, never too deep to read back."""
+    messages = [
+        m.model_copy(
+            update={
+                "content": safe_text(m.content),
+                "name": None if m.name is None else safe_text(m.name),
+                "tool_call_id": None if m.tool_call_id is None else safe_text(m.tool_call_id),
+                "tool_calls": [_safe_call(c) for c in m.tool_calls],
+            }
+        )
+        for m in record.messages
+    ]
+    steps = [
+        s.model_copy(
+            update={
+                "call_id": safe_text(s.call_id),
+                "name": safe_text(s.name),
+                "arguments": safe_value(s.arguments),
+                "text": safe_text(s.text),
+            }
+        )
+        for s in record.steps
+    ]
+    events = [
+        e.model_copy(
+            update={
+                "text": safe_text(e.text),
+                "name": None if e.name is None else safe_text(e.name),
+                "arguments": safe_value(e.arguments),
+            }
+        )
+        for e in record.user_events
+    ]
+    return record.model_copy(
+        update={
+            "agent": scrub(safe_text(record.agent)),
+            "error": None if record.error is None else safe_text(record.error),
+            "attempt_errors": [safe_text(e) for e in record.attempt_errors],
+            "messages": messages,
+            "steps": steps,
+            "user_events": events,
+            "said": [safe_text(t) for t in record.said],
+        }
+    )
+
+
 def to_line(record: Trajectory) -> str:
-    """One JSON line, with the value of every secret-looking environment variable scrubbed out."""
-    line = record.model_dump_json(exclude_none=False)
-    return scrub_env_values(line)
+    """One JSON line of :func:`safe_record`, with the value of every secret-looking environment variable and
+    every credential in a URL scrubbed out. It never fails because of what the agent sent."""
+    safe = safe_record(record)
+    try:
+        line = safe.model_dump_json(exclude_none=False)
+    except ValueError:  # PydanticSerializationError: something not agent-supplied still would not encode
+        line = json.dumps(safe_value(safe.model_dump(mode="python", exclude_none=False), -64), ensure_ascii=False)
+    return redact_url_credentials(scrub_env_values(line))
 
 
 def scrub_env_values(text: str) -> str:

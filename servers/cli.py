@@ -16,9 +16,10 @@ from coworkenv.servers.kit import (
     ServiceServer,
     ServiceState,
     canonical_json,
-    load_seed,
 )
-from coworkenv.servers.registry import SERVICES, get_service
+from coworkenv.servers.kit.files import DocumentError, one_line, read_document
+from coworkenv.servers.registry import SERVICES, format_description, get_service
+from coworkenv.servers.registry import describe as describe_service
 
 SERVICE_NAMES = click.Choice(sorted(SERVICES))
 
@@ -28,25 +29,64 @@ def _fail(message: str) -> None:
 
 
 def open_existing(service: str, db: Path) -> ServiceState:
-    """Open a served database for reading; a clear error if it is missing or holds another service."""
-    if not db.exists():
-        _fail(f"{db} does not exist; create it with `coworkenv serve {service} --db {db} --seed FILE` first")
+    """Open a served database for reading; a clear error if it is missing or holds something else. Creates
+    nothing."""
+    if not db.is_file():
+        what = "is a folder" if db.is_dir() else "does not exist"
+        _fail(f"{db} {what}; create it with `coworkenv serve {service} --db {db} --seed FILE` first")
     try:
-        return ServiceState.open(get_service(service), path=db)
+        return ServiceState.open(get_service(service), path=db, create=False)
     except EnvironmentConfigError as exc:
+        raise click.ClickException(one_line(str(exc), 2000)) from exc
+
+
+def make_folder(folder: Path, option: str) -> None:
+    """Create ``folder`` (and its parents) if missing; a one-line error if that cannot be done."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"cannot create the folder {folder} for {option}: {exc.strerror or exc}; pass a writable path")
+
+
+def read_seed(service: str, seed: Path) -> dict[str, Any]:
+    """A seed file's document, checked against the service's record models; nothing is written."""
+    try:
+        doc = read_document(seed, "seed")
+    except DocumentError as exc:
         raise click.ClickException(str(exc)) from exc
+    if not isinstance(doc, dict):
+        _fail(
+            f"seed file {seed} must hold an object {{table: [records]}}; see `coworkenv services {service} --describe`"
+        )
+    return doc
+
+
+def seed_advice(service: str, message: str) -> str:
+    return f"{one_line(message, 2000)} (tables and fields: `coworkenv services {service} --describe`)"
 
 
 @click.command("services")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def services_cmd(as_json: bool) -> None:
-    """Each service, its tool count and tool names."""
-    rows = [{"service": s.name, "title": s.title, "tools": [t.name for t in s.tools]} for s in SERVICES.values()]
+@click.argument("service", type=SERVICE_NAMES, required=False)
+@click.option("--describe", is_flag=True, help="Print tables with their fields and tools with their arguments.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def services_cmd(service: str | None, describe: bool, as_json: bool) -> None:
+    """Each service, its tool count and tool names; with --describe, a service's tables and tools in full."""
+    chosen = [get_service(service)] if service else list(SERVICES.values())
+    if describe:
+        described = [describe_service(s) for s in chosen]
+        if as_json:
+            click.echo(json.dumps(described[0] if service else described, indent=2, ensure_ascii=False))
+        else:
+            click.echo("\n\n".join(format_description(d) for d in described))
+        return
+    rows = [{"service": s.name, "title": s.title, "tools": [t.name for t in s.tools]} for s in chosen]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
     for row in rows:
         click.echo(f"{row['service']:<10} {len(row['tools']):>3} tools  {', '.join(row['tools'])}")
+    if not service:
+        click.echo("\nTables, fields and tool arguments of one: coworkenv services SERVICE --describe")
 
 
 @click.command("serve")
@@ -56,22 +96,30 @@ def services_cmd(as_json: bool) -> None:
     "--seed", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Seed records {table: [records]}."
 )
 @click.option("--now", help="The simulated time, ISO 8601 (e.g. 2026-03-02T09:00:00Z).")
-@click.option("--reset", is_flag=True, help="Delete an existing database first and seed it anew.")
+@click.option(
+    "--reset", is_flag=True, help="Rebuild an existing database from the seed (validated first, swapped in whole)."
+)
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
-@click.option("--port", type=int, default=8000, show_default=True, help="HTTP port (0 picks a free one).")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="HTTP port (0 picks a free one)."
+)
 def serve_cmd(
     service: str, db: Path, seed: Path | None, now: str | None, reset: bool, transport: str, host: str, port: int
 ) -> None:
-    """Serve one service over MCP (stdio for Claude Code and other clients, or streamable HTTP)."""
-    if reset:
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{db}{suffix}").unlink(missing_ok=True)
+    """Serve one service over MCP (stdio for Claude Code and other clients, or streamable HTTP).
+
+    The database's folder is created when missing. A new database is built beside its path and moved in
+    only when complete; --reset does the same over an existing one, so a bad seed never loses it.
+    """
+    seed_doc = read_seed(service, seed) if seed else None
+    make_folder(db.parent, "--db")
     try:
-        seed_doc = load_seed(seed) if seed else None
-        state = ServiceState.open(get_service(service), seed_doc, now, db)
-    except (SeedError, EnvironmentConfigError) as exc:
-        raise click.ClickException(str(exc)) from exc
+        state = ServiceState.open(get_service(service), seed_doc, now, db, reset=reset)
+    except SeedError as exc:
+        raise click.ClickException(seed_advice(service, str(exc))) from exc
+    except (EnvironmentConfigError, ValueError) as exc:
+        raise click.ClickException(one_line(str(exc), 2000)) from exc
     server = ServiceServer(state)
     try:
         if transport == "stdio":
@@ -147,7 +195,12 @@ def mcp_config(db_dir: Path, services: list[str], python: str | None = None) -> 
 
 
 @click.command("mcp-config")
-@click.option("--db-dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option(
+    "--db-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder of the databases (created when missing).",
+)
 @click.option("--services", default=",".join(SERVICES), show_default=True, help="Comma-separated service names.")
 def mcp_config_cmd(db_dir: Path, services: str) -> None:
     """Print a .mcp.json for Claude Code with one stdio entry per service (redirect it to .mcp.json)."""
@@ -155,6 +208,7 @@ def mcp_config_cmd(db_dir: Path, services: str) -> None:
     unknown = [n for n in names if n not in SERVICES]
     if unknown or not names:
         _fail(f"unknown service(s) {', '.join(unknown) or '(none given)'}; available: {', '.join(SERVICES)}")
+    make_folder(db_dir, "--db-dir")  # so each `serve` the client starts can create its database there
     click.echo(json.dumps(mcp_config(db_dir, names), indent=2))
 
 

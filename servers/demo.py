@@ -19,8 +19,7 @@ import anyio
 import click
 from mcp import Client, StdioServerParameters
 
-from coworkenv.servers.cli import mcp_config
-from coworkenv.servers.kit import Environment, ServiceState, format_time, parse_time
+from coworkenv.servers.kit import Environment, EnvironmentConfigError, ServiceState, format_time, parse_time
 from coworkenv.servers.registry import SERVICES, get_service
 
 EXAMPLES = Path(__file__).parent / "examples"
@@ -113,10 +112,16 @@ def demo_cmd(out: Path) -> None:
     """Seed the example workspace, write its .mcp.json, and drive it over stdio like Claude Code would."""
     if out.exists() and any(out.glob("*.db")):
         raise click.ClickException(f"{out} already holds databases; remove it or pass another --out")
-    out.mkdir(parents=True, exist_ok=True)
-    Environment.create(example_seeds(), now=NOW, db_dir=out).close()
+    from coworkenv.servers.cli import mcp_config  # here: the CLI imports this module
+
     config = mcp_config(out, list(SERVICES))
-    (out / ".mcp.json").write_text(json.dumps(config, indent=2) + "\n")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        Environment.create(example_seeds(), now=NOW, db_dir=out).close()
+        (out / ".mcp.json").write_text(json.dumps(config, indent=2) + "\n")
+    except (OSError, EnvironmentConfigError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise click.ClickException(f"cannot write the demo into {out}: {reason}; pass --out a writable folder") from exc
     click.echo(f"Seeded {', '.join(SERVICES)} in {out}/ at simulated time {NOW}; wrote {out}/.mcp.json\n")
     calls, emailed = anyio.run(drive, out, config)
     click.echo(f"\n{calls} tool calls; emailed {', '.join(emailed) or 'nobody'}\n")

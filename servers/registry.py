@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
+import json
+from typing import Any
+
 from coworkenv.servers.chat import SERVICE as CHAT
 from coworkenv.servers.crm import SERVICE as CRM
 from coworkenv.servers.docs import SERVICE as DOCS
@@ -17,4 +21,150 @@ def get_service(name: str) -> Service:
     try:
         return SERVICES[name]
     except KeyError:
-        raise EnvironmentConfigError(f"unknown service {name!r}; available: {', '.join(sorted(SERVICES))}") from None
+        close = difflib.get_close_matches(name, list(SERVICES), n=2, cutoff=0.6)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
+        raise EnvironmentConfigError(
+            f"unknown service {name!r}; {hint}available: {', '.join(sorted(SERVICES))}"
+        ) from None
+
+
+# ---------------------------------------------------------------------- describing a service to a task author
+_BOUNDS = (
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "maxProperties",
+)
+_BOUND_WORDS = {
+    "minimum": ">=",
+    "exclusiveMinimum": ">",
+    "maximum": "<=",
+    "exclusiveMaximum": "<",
+    "minLength": "min length",
+    "maxLength": "max length",
+    "pattern": "pattern",
+    "format": "format",
+    "minItems": "min items",
+    "maxItems": "max items",
+    "maxProperties": "max keys",
+}
+
+
+def _resolve(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = defs.get(ref.removeprefix("#/$defs/"), {})
+        return {**target, **{k: v for k, v in schema.items() if k != "$ref"}, "_name": ref.rsplit("/", 1)[-1]}
+    return schema
+
+
+def _type_of(schema: dict[str, Any], defs: dict[str, Any]) -> str:
+    """A JSON schema as a short type: ``integer``, ``string | null``, ``list[string]``, ``'a' | 'b'``."""
+    schema = _resolve(schema, defs)
+    if "enum" in schema:
+        return " | ".join(repr(v) for v in schema["enum"])
+    if "const" in schema:
+        return repr(schema["const"])
+    if "anyOf" in schema:
+        return " | ".join(_type_of(s, defs) for s in schema["anyOf"])
+    kind = schema.get("type")
+    if kind == "array":
+        return f"list[{_type_of(schema.get('items', {}), defs)}]"
+    if kind == "object":
+        if "_name" in schema:
+            return str(schema["_name"])
+        extra = schema.get("additionalProperties")
+        return f"dict[string, {_type_of(extra, defs)}]" if isinstance(extra, dict) else "object"
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    return str(kind or schema.get("_name") or "any")
+
+
+def _bounds_of(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """The limits a value must keep (ranges, lengths, patterns), gathered across ``anyOf`` branches."""
+    schema = _resolve(schema, defs)
+    out = {k: schema[k] for k in _BOUNDS if k in schema}
+    for branch in schema.get("anyOf", []):
+        out.update(_bounds_of(branch, defs))
+    items = schema.get("items")
+    if isinstance(items, dict):
+        out.update({f"items {k}": v for k, v in _bounds_of(items, defs).items()})
+    return out
+
+
+def _fields(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    defs = schema.get("$defs", {})
+    required = set(schema.get("required", []))
+    rows = []
+    for name, prop in schema.get("properties", {}).items():
+        row: dict[str, Any] = {
+            "name": name,
+            "type": _type_of(prop, defs),
+            "required": name in required,
+            "bounds": _bounds_of(prop, defs),
+            "description": prop.get("description", ""),
+        }
+        if "default" in prop:
+            row["default"] = prop["default"]
+        rows.append(row)
+    return rows
+
+
+def describe(service: Service) -> dict[str, Any]:
+    """What a task author needs to write a seed and expected calls: each table with its fields (type,
+    required, limits, description) and each tool with its arguments."""
+    tables = []
+    for table in service.tables:
+        schema = table.model.model_json_schema()
+        tables.append(
+            {
+                "name": table.name,
+                "description": " ".join(str(schema.get("description", "")).split()),
+                "id_prefix": table.id_prefix,
+                "references": {f: t for f, t in table.refs},
+                "fields": _fields(schema),
+            }
+        )
+    tools = [
+        {
+            "name": spec.name,
+            "read_only": spec.read_only,
+            "description": " ".join(spec.description.split()),
+            "arguments": _fields(spec.input_schema()),
+        }
+        for spec in service.tools
+    ]
+    return {"service": service.name, "title": service.title, "tables": tables, "tools": tools}
+
+
+def _field_line(row: dict[str, Any], refs: dict[str, str] | None = None) -> str:
+    parts = [f"    {row['name']}: {row['type']}", "required" if row["required"] else "optional"]
+    if not row["required"] and row.get("default") not in (None, "", [], {}):
+        parts[-1] += f" (default {json.dumps(row['default'])})"
+    if row["bounds"]:
+        parts.append(", ".join(f"{_BOUND_WORDS.get(k, k)} {v}" for k, v in row["bounds"].items()))
+    if refs and row["name"] in refs:
+        parts.append(f"id of a {refs[row['name']]} record")
+    line = "; ".join(parts)
+    return f"{line} — {row['description']}" if row["description"] else line
+
+
+def format_description(described: dict[str, Any]) -> str:
+    """:func:`describe`'s answer as text for a terminal."""
+    lines = [f"{described['service']}: {described['title']}", "", "Tables (seed: {table: [records]})"]
+    for table in described["tables"]:
+        head = f"  {table['name']} (ids start {table['id_prefix']!r})"
+        lines.append(f"{head}: {table['description']}" if table["description"] else head)
+        lines += [_field_line(f, table["references"]) for f in table["fields"]]
+    lines += ["", "Tools"]
+    for spec in described["tools"]:
+        lines.append(f"  {spec['name']} ({'read-only' if spec['read_only'] else 'writes'}): {spec['description']}")
+        lines += [_field_line(a) for a in spec["arguments"]] or ["    (no arguments)"]
+    return "\n".join(lines)

@@ -6,7 +6,7 @@ with the task's grader; a task that lets one of them pass cannot tell a careless
   :data:`MAX_SPRAY_CALLS` calls), then a reply listing every record;
 - ``dump``: every list/search tool read, then a reply with every field of every record;
 - ``dump_numbers``: the dump plus sums (per table, per group, subsets of small groups), counts and every number;
-- ``empty_reply``: the reference with its final message replaced by "Done." (tasks that check the reply);
+- ``empty_reply``: the reference with every message to the user replaced by "Done." (tasks that check the reply);
 - ``random_args``: :data:`MAX_RANDOM_CALLS` random calls with random valid arguments, then a generic reply;
 - ``reference+<kind>`` (:mod:`coworkenv.synth.adversary_sensitive`): the reference plus one extra call that
   commits a sensitive kind of change on a record the reference does not touch.
@@ -276,15 +276,13 @@ def _says_checked(task: Task) -> bool:
 
 
 def empty_reply(task: Task) -> Adversary | None:
-    """The reference with its final message(s) replaced by "Done." (None when no check reads the reply)."""
+    """The reference with every message to the user replaced by "Done." (None when no check reads the reply):
+    the work is done, nothing useful is said — neither the answer nor a clarifying question."""
     steps = list(task.reference_solution)
-    says = [i for i, s in enumerate(steps) if isinstance(s, SayStep)]
-    if not _says_checked(task) or not says:
+    if not _says_checked(task) or not any(isinstance(s, SayStep) for s in steps):
         return None
-    last_call = max((i for i, s in enumerate(steps) if isinstance(s, ToolStep)), default=-1)
-    final = [i for i in says if i > last_call] or says[-1:]
-    out: list[Step] = [SayStep(say=EMPTY_REPLY) if i in final else s for i, s in enumerate(steps)]
-    return Adversary("empty_reply", "reply", 'does the reference\'s work but only says "Done."', out)
+    out: list[Step] = [SayStep(say=EMPTY_REPLY) if isinstance(s, SayStep) else s for s in steps]
+    return Adversary("empty_reply", "reply", 'does the reference\'s work but only ever says "Done."', out)
 
 
 def random_args(task: Task, limit: int = MAX_RANDOM_CALLS) -> Adversary:

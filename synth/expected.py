@@ -10,21 +10,13 @@ from __future__ import annotations
 
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.guard import State, derive_expected
-from coworkenv.synth.runner import Trial, fresh_environment, play_now
+from coworkenv.synth.runner import Trial, initial_dump, play_now
 from coworkenv.synth.task import ExpectedChange, Task
 
 
 def initial_state(task: Task) -> State:
     """The state every episode of the task starts from (a dump of its pristine environment), cached."""
-    cached = task._cache.get("initial_state")
-    if cached is None:
-        env = fresh_environment(task)
-        try:
-            cached = env.dump()
-        finally:
-            env.close()
-        task._cache["initial_state"] = cached
-    return cached
+    return initial_dump(task)
 
 
 def expected_from_trial(task: Task, trial: Trial) -> list[ExpectedChange]:

@@ -66,7 +66,16 @@ _SECRET_PATTERNS = [
     re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"),
     re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/\-]{8,}=*"),
-    re.compile(r"(?i)((?:x-api-key|api[_-]?key|authorization|auth[_-]?token)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{6,}"),
+    re.compile(r"(?i)((?:x-api-key|api[_-]?key|authorization|auth[_-]?token)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}&]{6,}"),
+]
+_URL_SECRETS = [
+    # credentials in a URL: scheme://user:password@host or scheme://token@host
+    re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@\"'<>]+@"),
+    # secret query parameters: ?api_key=…, &token=…, ?key=…
+    re.compile(
+        r"(?i)([?&;](?:api[_-]?key|key|access[_-]?token|token|auth|secret|password|passwd|pwd|sig|signature|"
+        r"client[_-]?secret)=)[^&#\s\"'<>]+"
+    ),
 ]
 _SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
 REDACTED = "[REDACTED]"
@@ -87,6 +96,14 @@ def scrub(text: str, extra: list[str] | None = None) -> str:
             text = text.replace(secret, REDACTED)
     for pattern in _SECRET_PATTERNS:
         text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + REDACTED, text)
+    return redact_url_credentials(text)
+
+
+def redact_url_credentials(text: str) -> str:
+    """``text`` with the credentials of every URL in it redacted: ``http://u:KEY@host/v1`` →
+    ``http://[REDACTED]@host/v1``, ``…?api_key=KEY`` → ``…?api_key=[REDACTED]`` (agent specs, base URLs)."""
+    for pattern in _URL_SECRETS:
+        text = pattern.sub(lambda m: m.group(1) + REDACTED + ("@" if m.group(0).endswith("@") else ""), text)
     return text
 
 
@@ -170,6 +187,7 @@ async def with_retries(
     what: str,
     classify: Callable[[BaseException], ErrorClass] = classify_http_error,
     on_retry: Callable[[int, BaseException], None] | None = None,
+    key_env: str | None = None,
 ) -> T:
     """Run ``request``; retry transient failures; turn provider failures into InfrastructureError.
 
@@ -181,12 +199,13 @@ async def with_retries(
         except Exception as exc:
             verdict = classify(exc)
             detail = scrub(f"{type(exc).__name__}: {exc}")
+            what = scrub(what)
             if verdict.kind == "other":
                 raise
             if verdict.kind == "config":
+                key = key_env or "the provider's API key variable"
                 raise ProviderConfigError(
-                    f"{what} was refused ({detail}). Check the API key (e.g. ANTHROPIC_API_KEY), the model name "
-                    "and the base URL."
+                    f"{what} was refused ({detail}); check {key}, the model name and the base URL."
                 ) from None
             if verdict.kind == "rejected":
                 raise InfrastructureError(f"{what} was rejected by the provider: {detail}") from None

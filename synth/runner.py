@@ -201,6 +201,17 @@ async def play_steps(
     return outcomes, messages
 
 
+def initial_dump(task: Task) -> dict[str, dict[str, list[Row]]]:
+    """The state every fresh environment of the task starts from (cached). A trial's state shares this dump's
+    lists for the tables nothing wrote to, so grading diffs only what changed."""
+    cached = task._cache.get("initial_dump")
+    if cached is None:
+        fresh_environment(task).close()
+        cached = task._cache["pristine_env"].dump()
+        task._cache["initial_dump"] = cached
+    return cached
+
+
 def fresh_environment(task: Task) -> Environment:
     """A fresh environment of the task: a fork of one pristine environment seeded once per task object
     (validation plays a task 10-20 times; a fork costs ~0.2 ms, seeding several ms)."""
@@ -224,7 +235,7 @@ def play_now(task: Task, steps: Sequence[Step]) -> Trial:
         else:
             coro.close()
             raise RuntimeError("a direct-door call suspended; play these steps with `await run_steps(...)`")
-        return Trial(env.dump(), env.audit(), messages, outcomes)
+        return Trial(env.dump_over(initial_dump(task)), env.audit(), messages, outcomes)
     finally:
         env.close()
 
@@ -242,6 +253,6 @@ async def run_steps(task: Task, steps: Sequence[Step], *, via_mcp: bool = False,
                 outcomes, messages = await play_steps(
                     DirectDoor(env), steps, user=user, user_door=DirectDoor(env, actor="user")
                 )
-        return Trial(env.dump(), env.audit(), messages, outcomes)
+        return Trial(env.dump_over(initial_dump(task)), env.audit(), messages, outcomes)
     finally:
         env.close()

@@ -90,7 +90,7 @@ def _services(task: Task, reg: Registry) -> list[Diagnostic]:
                         code="SEED_INVALID",
                         path=where,
                         message=str(exc),
-                        fix="Correct the record so it matches the service's record model (see `coworkenv services`).",
+                        fix="Correct the record so it matches the service's record model (see `coworkenv services SERVICE --describe`).",
                     )
                 )
     return out

@@ -72,3 +72,17 @@ def error_text(result: CallToolResult) -> str:
     content = result.content[0]
     assert isinstance(content, TextContent)
     return content.text
+
+
+def member_call(service: str, env: Environment, member: str, tool: str, **args: Any) -> dict[str, Any]:
+    """A call run as another workspace member: a privileged act of the Python API, not a tool argument."""
+    result = env.state(service).call_now(tool, args, member=member)
+    assert not result.is_error and result.data is not None, result.text
+    return result.data
+
+
+def member_fail(service: str, env: Environment, member: str, tool: str, **args: Any) -> str:
+    """The error text of a call run as another workspace member (it must fail)."""
+    result = env.state(service).call_now(tool, args, member=member)
+    assert result.is_error, result.data
+    return result.text

@@ -87,7 +87,9 @@ def read_chat_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """The records of an exported chat JSONL file, validated and normalised."""
     path = Path(path)
     if not path.is_file():
-        raise DataError(f"data file {path} does not exist: export demonstrations first (coworkenv harness export)")
+        raise DataError(
+            f"data file {path} does not exist: export demonstrations first (coworkenv export RUNDIR --out {path})"
+        )
     records = []
     with path.open(encoding="utf-8") as handle:
         for lineno, line in enumerate(handle, start=1):

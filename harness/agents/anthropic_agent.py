@@ -10,10 +10,11 @@ Transient failures are retried with backoff (:mod:`coworkenv.synth.providers`); 
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, Usage
-from coworkenv.synth.providers import Accounting, RetryPolicy, estimate_cost, with_retries
+from coworkenv.synth.providers import Accounting, ProviderConfigError, RetryPolicy, estimate_cost, with_retries
 
 if TYPE_CHECKING:
     import anthropic
@@ -144,9 +145,17 @@ class AnthropicAgent:
         self.accounting = Accounting(model)
         self._client = client
 
+    def check_ready(self) -> None:
+        """Raise :class:`ProviderConfigError` (one sentence saying what to set) when there is no API key."""
+        if self._client is None and not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+            raise ProviderConfigError(
+                f"{self.name} needs an Anthropic API key: set ANTHROPIC_API_KEY in the environment and run again."
+            )
+
     @property
     def client(self) -> anthropic.AsyncAnthropic:
         if self._client is None:
+            self.check_ready()
             try:
                 import anthropic
             except ImportError as exc:  # pragma: no cover - depends on the installed extras
@@ -178,7 +187,11 @@ class AnthropicAgent:
             return await client.messages.create(**params)
 
         response = await with_retries(
-            call, self.retry, what=f"Anthropic request ({self.model})", on_retry=self.accounting.note_retry
+            call,
+            self.retry,
+            what=f"Anthropic request ({self.model})",
+            on_retry=self.accounting.note_retry,
+            key_env="ANTHROPIC_API_KEY",
         )
         turn = turn_from(response)
         self.accounting.record(turn.usage)

@@ -99,6 +99,10 @@ class ScriptedAgent:
             raw = json.loads(p.read_text(encoding="utf-8"))
         except OSError as exc:
             raise ValueError(f"cannot read the script {p}: {exc.strerror}") from exc
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{p}: not UTF-8 text (byte {exc.start}); save the script as UTF-8") from exc
+        except RecursionError as exc:
+            raise ValueError(f"{p}: JSON nested too deeply to read; flatten the script") from exc
         except json.JSONDecodeError as exc:
             raise ValueError(f"{p}: not valid JSON: {exc.msg} at line {exc.lineno}") from exc
         if isinstance(raw, list):
@@ -125,7 +129,15 @@ class ScriptedAgent:
             raise RuntimeError(f"scripted agent failure at turn {index}")
         results = {m.tool_call_id: _json_or_text(m.content) for m in messages if m.role == "tool" and m.tool_call_id}
         calls = [
-            ToolCall(id=c.id or f"call_{index}_{n}", name=c.name, arguments=resolve_refs(c.arguments, results))
+            ToolCall(id=c.id or f"call_{index}_{n}", name=c.name, arguments=_resolved(c.arguments, results))
             for n, c in enumerate(turn.tool_calls)
         ]
         return AgentTurn(text=turn.text, tool_calls=calls, stop_reason="tool_use" if calls else "end_turn")
+
+
+def _resolved(arguments: dict[str, Any], results: dict[str, Any]) -> dict[str, Any]:
+    """The arguments with their references resolved; arguments too deep to walk are sent as they are."""
+    try:
+        return resolve_refs(arguments, results)
+    except RecursionError:
+        return arguments

@@ -10,7 +10,13 @@ so the episode seeds the services in SQLite files in a temporary folder and hand
            [--append-system-prompt SYSTEM] -- REQUEST
 
 (``--tools ""`` leaves Claude Code only the services' tools; ``IS_SANDBOX=1`` is set when running as root,
-``DISABLE_TELEMETRY=1`` and ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` always.)
+``DISABLE_TELEMETRY=1``, ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` and ``MCP_CONNECTION_NONBLOCKING=0``
+always: in ``-p`` mode Claude Code otherwise connects to its MCP servers in the background, and its first model
+request may go out before their tools are there, so the agent ends without a tool call.)
+
+The executable is ``claude`` on PATH, or the path in ``COWORKENV_CLAUDE`` (e.g. a project-local npm install).
+After each run Claude Code's whole process group (the MCP servers it started included) is killed and waited
+for, so the episode's folder can be removed.
 
 Claude Code then calls the MCP servers itself, so their state changes and audit rows land in those files,
 where the episode reads them back for grading (its ``Environment`` is open on the same files). The stream
@@ -45,7 +51,11 @@ from coworkenv.harness.tools import CallOutcome
 from coworkenv.synth.providers import ProviderConfigError, scrub
 
 MCP_PREFIX = "mcp__"
-INSTALL = "npm install -g @anthropic-ai/claude-code"
+CLAUDE_CODE_VERSION = "2.1.332"
+"""The Claude Code release this agent is tested against (``.ci/run`` installs exactly this one)."""
+INSTALL = f"npm install -g @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}"
+EXECUTABLE_ENV = "COWORKENV_CLAUDE"
+WAIT_FOR_MCP = {"MCP_CONNECTION_NONBLOCKING": "0"}
 _API_FAILURE = ("api error", "overloaded", "rate limit", "rate_limit", "credit balance", "connection error")
 
 
@@ -212,6 +222,36 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+def group_alive(pgid: int) -> bool:
+    """Whether a live (not zombie) process of the group is left; zombies hold no files and are not waited for."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for stat_file in proc.glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False
+
+
+async def end_group(pid: int, wait_s: float = 5.0) -> None:
+    """Kill the process group of ``pid`` and wait (bounded) until no process of it is left.
+
+    The MCP servers Claude Code started outlive it when it exits on its own; until they are gone they may
+    still write to the episode's folder."""
+    kill_group(pid)
+    with anyio.move_on_after(wait_s):
+        while group_alive(pid):
+            await anyio.sleep(0.02)
+
+
 # ---------------------------------------------------------------------------------------------- the agent
 class ClaudeCodeAgent:
     """``claude-code``: an :class:`~coworkenv.harness.agents.base.EpisodeAgent` that drives the whole episode."""
@@ -222,7 +262,7 @@ class ClaudeCodeAgent:
         self,
         model: str | None = None,
         *,
-        executable: str = "claude",
+        executable: str | None = None,
         builtin_tools: str | None = "",
         append_system_prompt: bool = True,
         max_user_turns: int = 10,
@@ -231,7 +271,7 @@ class ClaudeCodeAgent:
     ) -> None:
         self.model = model
         self.name = "claude-code" + (f":{model}" if model else "")
-        self.executable = executable
+        self.executable = executable or os.environ.get(EXECUTABLE_ENV) or "claude"
         self.builtin_tools = builtin_tools
         """Passed as ``--tools`` ("" turns Claude Code's own tools off, leaving only the services'); None omits it."""
         self.append_system_prompt = append_system_prompt
@@ -241,10 +281,18 @@ class ClaudeCodeAgent:
         self.usage = Usage()
         self.cost_usd = 0.0
 
-    def command(self, prompt: str, config_file: Path, session_id: str | None, io: Any) -> list[str]:
+    def check_ready(self) -> str:
+        """The path of the ``claude`` executable; :class:`ProviderConfigError` says how to install it."""
         exe = shutil.which(self.executable)
         if exe is None:
-            raise ProviderConfigError(f"the {self.executable!r} executable is not on PATH; install it with `{INSTALL}`")
+            raise ProviderConfigError(
+                f"the {self.executable!r} executable is not on PATH; install it with `{INSTALL}` "
+                f"(or set {EXECUTABLE_ENV} to its path)"
+            )
+        return exe
+
+    def command(self, prompt: str, config_file: Path, session_id: str | None, io: Any) -> list[str]:
+        exe = self.check_ready()
         cmd = [exe, "-p", "--mcp-config", str(config_file), "--strict-mcp-config"]
         cmd += ["--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions"]
         if session_id:
@@ -260,7 +308,8 @@ class ClaudeCodeAgent:
         return [*cmd, *self.extra_args, "--", prompt]
 
     def environment(self) -> dict[str, str]:
-        env = {**os.environ, "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", **self.env}
+        quiet = {"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+        env = {**os.environ, **quiet, **WAIT_FOR_MCP, **self.env}
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             env["IS_SANDBOX"] = "1"  # bypassPermissions is refused as root outside a declared sandbox
         return env
@@ -272,7 +321,7 @@ class ClaudeCodeAgent:
                 "claude-code needs the task's services over stdio: run it through the harness episode "
                 "(this agent's transport is 'stdio', so the episode provides mcp_config)"
             )
-        with tempfile.TemporaryDirectory(prefix="coworkenv-claude-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="coworkenv-claude-", ignore_cleanup_errors=True) as tmp:
             config_file = Path(tmp) / "mcp.json"
             config_file.write_text(json.dumps(config, indent=2))
             workdir = Path(tmp) / "work"
@@ -314,7 +363,7 @@ class ClaudeCodeAgent:
                         continue
                     try:
                         event = json.loads(line)
-                    except json.JSONDecodeError:
+                    except (json.JSONDecodeError, RecursionError):  # not JSON, or nested too deep to read
                         bad_lines += 1
                         stderr.append(line)
                         continue
@@ -323,10 +372,11 @@ class ClaudeCodeAgent:
                         check_limits(io)
             code = await process.wait()
         finally:
-            if process.returncode is None:
-                kill_group(process.pid)
             with anyio.CancelScope(shield=True):
+                if process.returncode is None:
+                    kill_group(process.pid)
                 await process.aclose()  # closes its pipes and reaps it
+                await end_group(process.pid)  # the MCP servers it started, which may outlive it
         parser.flush()
         self._check(parser.result, code, stderr)
         self.usage = self.usage.add(parser.result.usage)

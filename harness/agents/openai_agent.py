@@ -26,6 +26,7 @@ from coworkenv.synth.providers import (
     arguments_or_invalid,
     estimate_cost,
     invalid_arguments,
+    redact_url_credentials,
     with_retries,
 )
 
@@ -131,7 +132,7 @@ class OpenAIAgent:
     ) -> None:
         self.model = model
         self.base_url = base_url
-        self.name = f"openai:{model}" + (f"@{base_url}" if base_url else "")
+        self.name = f"openai:{model}" + (f"@{redact_url_credentials(base_url)}" if base_url else "")
         self.api_key = api_key
         self.max_tokens = max_tokens
         self.temperature = temperature
@@ -143,18 +144,26 @@ class OpenAIAgent:
         self._client = client
         self._turns = count()
 
+    def _key(self) -> str | None:
+        return self.api_key or os.environ.get("OPENAI_API_KEY") or (LOCAL_KEY if self.base_url else None)
+
+    def check_ready(self) -> None:
+        """Raise :class:`ProviderConfigError` (one sentence saying what to set) when there is no API key."""
+        if self._client is None and self._key() is None:
+            raise ProviderConfigError(
+                f"{self.name} needs an API key: set OPENAI_API_KEY in the environment, "
+                "or name a local server as openai:MODEL@BASE_URL."
+            )
+
     @property
     def client(self) -> openai.AsyncOpenAI:
         if self._client is None:
+            self.check_ready()
             try:
                 import openai
             except ImportError as exc:  # pragma: no cover - depends on the installed extras
                 raise ImportError("the openai backend needs `pip install openai`") from exc
-            key = self.api_key or os.environ.get("OPENAI_API_KEY") or (LOCAL_KEY if self.base_url else None)
-            if key is None:
-                raise ProviderConfigError(
-                    f"{self.name}: no API key; set OPENAI_API_KEY, or name a local server as openai:MODEL@BASE_URL"
-                )
+            key = self._key()
             self._client = openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=self.timeout)
         return self._client
 
@@ -176,7 +185,11 @@ class OpenAIAgent:
             return await client.chat.completions.create(**params)
 
         response = await with_retries(
-            call, self.retry, what=f"chat completion ({self.name})", on_retry=self.accounting.note_retry
+            call,
+            self.retry,
+            what=f"chat completion ({self.name})",
+            on_retry=self.accounting.note_retry,
+            key_env="OPENAI_API_KEY",
         )
         prefix = f"call_t{next(self._turns)}" if self.parse_text_tool_calls else None
         turn = turn_from(response, prefix)

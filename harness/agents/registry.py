@@ -16,6 +16,7 @@ The model backends are imported only when asked for. Each backend module may def
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from typing import Any
 
@@ -30,6 +31,23 @@ _BACKENDS: dict[str, tuple[str, str, str]] = {
     "claude-code": ("claude_code", "ClaudeCodeAgent", "npm install -g @anthropic-ai/claude-code"),
 }
 SPECS = ("replay", "noop", "scripted:PATH", "anthropic:MODEL", "openai:MODEL@BASE_URL", "hf:PATH", "claude-code")
+_KINDS = {spec.partition(":")[0]: spec for spec in SPECS}
+_ALIASES: dict[str, tuple[str, ...]] = {
+    # words people type for an agent, and the specs they mean
+    "claude": ("claude-code", "anthropic:MODEL"),
+    "claudecode": ("claude-code",),
+    "claude_code": ("claude-code",),
+    "sonnet": ("anthropic:MODEL",),
+    "opus": ("anthropic:MODEL",),
+    "haiku": ("anthropic:MODEL",),
+    "gpt": ("openai:MODEL@BASE_URL",),
+    "vllm": ("openai:MODEL@BASE_URL",),
+    "transformers": ("hf:PATH",),
+    "huggingface": ("hf:PATH",),
+    "script": ("scripted:PATH",),
+    "reference": ("replay",),
+    "none": ("noop",),
+}
 
 
 class AgentSpecError(ValueError):
@@ -79,4 +97,17 @@ def make_agent(spec: str) -> ModelAgent | EpisodeAgent:
         if not isinstance(agent, ModelAgent | EpisodeAgent):
             raise AgentSpecError(f"{spec}: the backend returned {type(agent).__name__}, which is not an agent")
         return agent
-    raise AgentSpecError(f"unknown agent {spec!r}; use one of: {', '.join(SPECS)}")
+    hint = did_you_mean(kind)
+    raise AgentSpecError(f"unknown agent {spec!r}; {hint}use one of: {', '.join(SPECS)}")
+
+
+def did_you_mean(kind: str) -> str:
+    """``"did you mean claude-code or anthropic:MODEL? "`` for a near miss, else ``""``."""
+    word = kind.strip().lower()
+    guesses = [
+        spec for alias, specs in _ALIASES.items() if word == alias or word.startswith(alias + "-") for spec in specs
+    ]
+    guesses += [_KINDS[k] for k in _KINDS if word and (k.startswith(word) or word.startswith(k))]
+    guesses += [_KINDS[k] for k in difflib.get_close_matches(word, list(_KINDS), n=2, cutoff=0.6)]
+    unique = list(dict.fromkeys(guesses))[:3]
+    return f"did you mean {' or '.join(unique)}? " if unique else ""

@@ -12,7 +12,7 @@ SERVICE = Service(
         "A Slack-like team chat. List channels, read a channel's history (newest first) and threads, search "
         "messages, post in channels you are a member of (join public ones first), reply in threads, react, and "
         "send direct messages to one person. Create channels and invite members. Tools act as the workspace's "
-        "primary user unless as_user names another member."
+        "primary user, the person you work for."
     ),
     tables=TABLES,
     check_seed=check_seed,

@@ -11,13 +11,6 @@ from coworkenv.servers.kit import NotFound, ServiceError, ToolContext
 
 Row = dict[str, Any]
 
-AsUser = Annotated[
-    str | None,
-    Field(
-        description="Act as this member (user id or email). Omit to act as the workspace's primary user, the "
-        "person you work for. Example: 'priya.shah@brightwave.io'"
-    ),
-]
 ChannelRef = Annotated[
     str, Field(min_length=1, description="The channel's id or name ('#' optional). Example: '#support'")
 ]
@@ -27,14 +20,15 @@ Text = Annotated[
 ]
 
 
-def acting_user(ctx: ToolContext, as_user: str | None) -> Row:
-    """The member a call acts as: the primary user, or the one named by id or email."""
-    if as_user is None:
+def acting_user(ctx: ToolContext) -> Row:
+    """The member a call acts as: the workspace's primary user, the person the agent works for. (Only the Python
+    API may run a call as another member, through ``ToolContext.member``; no tool argument can.)"""
+    if ctx.member is None:
         rows = ctx.table("users").select("is_primary = 1", limit=1)
         if not rows:
-            raise ServiceError("This workspace has no primary user.", "Name a member in as_user; use list_users.")
+            raise ServiceError("This workspace has no primary user, so no one to act as.", "Mark one is_primary.")
         return rows[0]
-    return user_by_ref(ctx, as_user, "as_user")
+    return user_by_ref(ctx, ctx.member, "member")
 
 
 def user_by_ref(ctx: ToolContext, ref: str, argument: str) -> Row:

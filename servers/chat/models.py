@@ -29,7 +29,7 @@ class User(Record):
     name: str = Field(min_length=1, description="Full name, e.g. 'Priya Shah'")
     email: Email
     title: str = ""
-    is_primary: bool = Field(default=False, description="The member the tools act as when as_user is omitted")
+    is_primary: bool = Field(default=False, description="The member the tools act as: the person the agent works for")
 
 
 class Channel(Record):

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from coworkenv.servers.chat.common import AsUser, ChannelRef, acting_user, channel_by_ref, require_member, user_by_ref
+from coworkenv.servers.chat.common import ChannelRef, acting_user, channel_by_ref, require_member, user_by_ref
 from coworkenv.servers.chat.models import CHANNEL_NAME, Channel
 from coworkenv.servers.kit import ServiceError, ToolContext, tool
 
@@ -17,10 +17,10 @@ Members = Annotated[
 
 
 @tool(idempotent=True)
-async def join_channel(ctx: ToolContext, channel: ChannelRef, as_user: AsUser = None) -> Channel:
+async def join_channel(ctx: ToolContext, channel: ChannelRef) -> Channel:
     """Join a public channel so the acting user can post in it. Private channels need an invitation from a member
     (invite_to_channel). Joining a channel one is already in changes nothing."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     row = channel_by_ref(ctx, channel)
     if row["is_dm"]:
         raise ServiceError("A direct message conversation cannot be joined.", "Use send_direct_message instead.")
@@ -52,11 +52,10 @@ async def create_channel(
         bool, Field(description="true: only invited members can see and join it. Example: false")
     ] = False,
     members: Members = [],  # noqa: B006
-    as_user: AsUser = None,
 ) -> Channel:
     """Create a channel with the acting user as its first member, adding the members given. Names are unique;
     if the channel exists already, join it instead."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     clean = name.strip().lstrip("#")
     if not CHANNEL_NAME.match(clean):
         raise ServiceError(
@@ -86,10 +85,10 @@ async def create_channel(
 
 
 @tool(idempotent=True)
-async def invite_to_channel(ctx: ToolContext, channel: ChannelRef, users: Members, as_user: AsUser = None) -> Channel:
+async def invite_to_channel(ctx: ToolContext, channel: ChannelRef, users: Members) -> Channel:
     """Add members to a channel the acting user is a member of (the only way into a private channel). Members
     already in the channel are left as they are."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     row = channel_by_ref(ctx, channel)
     if row["is_dm"]:
         raise ServiceError("Nobody can be added to a direct message conversation.", "Create a channel instead.")

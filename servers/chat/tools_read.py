@@ -7,7 +7,6 @@ from typing import Annotated
 from pydantic import Field
 
 from coworkenv.servers.chat.common import (
-    AsUser,
     ChannelRef,
     MessageId,
     acting_user,
@@ -37,12 +36,11 @@ async def list_channels(
     ] = False,
     page_size: PageSize = 50,
     page_token: PageToken = None,
-    as_user: AsUser = None,
 ) -> ChannelPage:
     """List the channels the acting user can see, by name: every public channel and the private ones they are a
     member of, with the topic, member count and whether they are a member (is_member). Set
     include_direct_messages to also list their DM conversations (after the channels)."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     where = Where().raw(f"((is_private = 0 AND is_dm = 0) OR {_IS_MEMBER})", user["id"])
     if not include_direct_messages:
         where.raw("is_dm = 0")
@@ -66,11 +64,10 @@ async def get_channel_history(
     ] = None,
     page_size: PageSize = 20,
     page_token: PageToken = None,
-    as_user: AsUser = None,
 ) -> MessagePage:
     """Read a channel or DM conversation, newest message first. Lists top-level messages; a message with
     reply_count > 0 starts a thread, read it with get_thread. Public channels can be read without joining."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     row = channel_by_ref(ctx, channel)
     require_read(row, user)
     where = (
@@ -102,11 +99,10 @@ async def search_messages(
     ] = None,
     page_size: PageSize = 20,
     page_token: PageToken = None,
-    as_user: AsUser = None,
 ) -> MessagePage:
     """Search messages and thread replies in every conversation the acting user can read (public channels, their
     private channels and DMs), newest first. All filters combine (AND); omit one to not filter on it."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     if channel:
         row = channel_by_ref(ctx, channel)
         require_read(row, user)
@@ -125,10 +121,10 @@ async def search_messages(
 
 
 @tool(read_only=True)
-async def get_thread(ctx: ToolContext, message_id: MessageId, as_user: AsUser = None) -> Thread:
+async def get_thread(ctx: ToolContext, message_id: MessageId) -> Thread:
     """Read a whole thread: the message that started it and every reply, oldest first. Give the id of the first
     message or of any reply."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     msg = message_by_id(ctx, message_id)
     root = message_by_id(ctx, msg["thread_id"]) if msg["thread_id"] else msg
     channel = channel_by_ref(ctx, root["channel_id"])

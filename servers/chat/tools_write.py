@@ -7,7 +7,6 @@ from typing import Annotated
 from pydantic import Field
 
 from coworkenv.servers.chat.common import (
-    AsUser,
     ChannelRef,
     MessageId,
     Text,
@@ -25,20 +24,20 @@ from coworkenv.servers.kit import ServiceError, ToolContext, tool
 
 
 @tool()
-async def post_message(ctx: ToolContext, channel: ChannelRef, text: Text, as_user: AsUser = None) -> MessageView:
+async def post_message(ctx: ToolContext, channel: ChannelRef, text: Text) -> MessageView:
     """Post a new top-level message in a channel the acting user is a member of (join a public channel first with
     join_channel). To answer a message use reply_in_thread; to write to one person use send_direct_message."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     row = channel_by_ref(ctx, channel)
     require_member(row, user)
     return post(ctx, row, user, text)
 
 
 @tool()
-async def reply_in_thread(ctx: ToolContext, message_id: MessageId, text: Text, as_user: AsUser = None) -> MessageView:
+async def reply_in_thread(ctx: ToolContext, message_id: MessageId, text: Text) -> MessageView:
     """Reply in the thread of a message (starting the thread if it has none). Replying to a reply adds to the same
     thread. The acting user must be a member of the message's channel."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     msg = message_by_id(ctx, message_id)
     root = message_by_id(ctx, msg["thread_id"]) if msg["thread_id"] else msg
     channel = channel_by_ref(ctx, root["channel_id"])
@@ -53,11 +52,10 @@ async def send_direct_message(
         str, Field(description="The member to write to: user id or email. Example: 'marco.rossi@brightwave.io'")
     ],
     text: Text,
-    as_user: AsUser = None,
 ) -> MessageView:
     """Send a private direct message to one member. The DM conversation between the two is opened if it does not
     exist yet; its channel_id can then be read with get_channel_history."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     other = user_by_ref(ctx, to, "to")
     if other["id"] == user["id"]:
         raise ServiceError("A direct message needs another member.", "Name someone else in to.")
@@ -88,11 +86,10 @@ async def add_reaction(
     name: Annotated[
         str, Field(min_length=1, max_length=66, description="The emoji name, colons optional. Example: 'thumbsup'")
     ],
-    as_user: AsUser = None,
 ) -> MessageView:
     """Add an emoji reaction from the acting user to a message they can read. Reacting twice with the same emoji
     changes nothing."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     msg = message_by_id(ctx, message_id)
     channel = channel_by_ref(ctx, msg["channel_id"])
     require_read(channel, user)

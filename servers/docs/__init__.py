@@ -14,8 +14,8 @@ SERVICE = Service(
         "create documents; edit them exactly (replace a passage, append, insert under a heading) or replace the "
         "whole content, passing the revision you read as base_revision so no one else's edit is overwritten. "
         "Every edit is kept in the revision history. Comment on passages, resolve comments, and share documents "
-        "with people as viewer, commenter or editor. Tools act as the workspace's primary user unless as_user "
-        "names another member."
+        "with people as viewer, commenter or editor. Tools act as the workspace's primary user, the "
+        "person you work for."
     ),
     tables=TABLES,
     check_seed=check_seed,

@@ -11,13 +11,6 @@ from coworkenv.servers.kit import ServiceError, ToolContext
 
 Row = dict[str, Any]
 
-AsUser = Annotated[
-    str | None,
-    Field(
-        description="Act as this workspace member (email or user id). Omit to act as the workspace's primary user, "
-        "the person you work for. Example: 'lena.ortiz@brightwave.io'"
-    ),
-]
 DocumentId = Annotated[str, Field(description="The document's id, from search_documents. Example: 'doc_refunds'")]
 BaseRevision = Annotated[
     int | None,
@@ -32,18 +25,19 @@ BaseRevision = Annotated[
 VERBS = {"viewer": "read", "commenter": "comment on", "editor": "edit", "owner": "manage"}
 
 
-def acting_user(ctx: ToolContext, as_user: str | None) -> Row:
-    """The member a call acts as: the primary user, or the member named by email or id."""
+def acting_user(ctx: ToolContext) -> Row:
+    """The member a call acts as: the workspace's primary user, the person the agent works for. (Only the Python
+    API may run a call as another member, through ``ToolContext.member``; no tool argument can.)"""
     users = ctx.table("users")
-    if as_user is None:
+    if ctx.member is None:
         rows = users.select("is_primary = 1", limit=1)
         if not rows:
-            raise ServiceError("This workspace has no primary user.", "Name a member in as_user; " + _members(ctx))
+            raise ServiceError("This workspace has no primary user, so no one to act as.", _members(ctx))
         return rows[0]
-    key = as_user.strip()
+    key = ctx.member.strip()
     row = users.get(key) or next(iter(users.select("email = ?", [key.lower()], limit=1)), None)
     if row is None:
-        raise ServiceError(f"{as_user!r} is not a member of this workspace.", _members(ctx))
+        raise ServiceError(f"{ctx.member[:200]!r} is not a member of this workspace.", _members(ctx))
     return row
 
 

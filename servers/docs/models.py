@@ -32,7 +32,7 @@ class User(Record):
     email: Email
     name: str = Field(min_length=1)
     title: str = ""
-    is_primary: bool = Field(default=False, description="The user the tools act as when as_user is omitted")
+    is_primary: bool = Field(default=False, description="The user the tools act as: the person the agent works for")
 
 
 class Folder(Record):

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from coworkenv.servers.docs.access import AsUser, DocumentId, acting_user, document, role_of, view
+from coworkenv.servers.docs.access import DocumentId, acting_user, document, role_of, view
 from coworkenv.servers.docs.edits import READ_HINT, short
 from coworkenv.servers.docs.models import Comment, DocumentView, Email, Role
 from coworkenv.servers.kit import ServiceError, ToolContext, tool
@@ -37,11 +37,10 @@ async def add_comment(
             "the whole document. Example: 'Refunds over $500 need finance approval.'"
         ),
     ] = None,
-    as_user: AsUser = None,
 ) -> Comment:
     """Comment on a document (needs commenter access or more), optionally anchored to a passage of its content.
     Comments do not change the content or its revision; use them to ask or suggest without editing."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     doc, _ = document(ctx, document_id, user, need="commenter")
     if quoted_text is not None and (not quoted_text or quoted_text not in doc["content"]):
         raise ServiceError(f"quoted_text {short(quoted_text)!r} does not occur in the document.", READ_HINT)
@@ -62,11 +61,10 @@ async def add_comment(
 async def resolve_comment(
     ctx: ToolContext,
     comment_id: Annotated[str, Field(description="The comment's id, from list_comments. Example: 'cmt_q1_1'")],
-    as_user: AsUser = None,
 ) -> Comment:
     """Mark a comment resolved, once what it asks is done. Its author or an editor of the document may resolve
     it; resolving an already resolved comment changes nothing."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     comment = ctx.fetch(
         "comments", comment_id, "comment", "Use list_comments on the document to find the comment's id."
     )
@@ -88,11 +86,10 @@ async def share_document(
     role: Annotated[
         Role, Field(description="viewer (read), commenter (read and comment) or editor (change it). Example: 'viewer'")
     ],
-    as_user: AsUser = None,
 ) -> DocumentView:
     """Give one person a role on a document, or change the role they have (needs editor access). Anyone with
     the address can be added, including people outside the company, so check who should see the document first."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     doc, role_now = document(ctx, document_id, user, need="editor")
     address = _address(email)
     if address == doc["owner"]:
@@ -105,15 +102,10 @@ async def share_document(
 
 
 @tool(destructive=True, idempotent=True)
-async def unshare_document(
-    ctx: ToolContext,
-    document_id: DocumentId,
-    email: ShareEmail,
-    as_user: AsUser = None,
-) -> DocumentView:
+async def unshare_document(ctx: ToolContext, document_id: DocumentId, email: ShareEmail) -> DocumentView:
     """Take away the role a person was given on a document (needs editor access). Members of the workspace keep
     whatever workspace_role the document gives everyone."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     doc, role_now = document(ctx, document_id, user, need="editor")
     address = _address(email)
     if address == user["email"]:

@@ -7,7 +7,6 @@ from typing import Annotated, TypeVar
 from pydantic import Field
 
 from coworkenv.servers.docs.access import (
-    AsUser,
     DocumentId,
     acting_user,
     document,
@@ -69,11 +68,10 @@ async def search_documents(
     ] = None,
     page_size: PageSize = 20,
     page_token: PageToken = None,
-    as_user: AsUser = None,
 ) -> DocumentPage:
     """Find documents the acting user can open, most recently edited first. All filters combine (AND); omit one
     to not filter on it. Returns summaries with a snippet; read the whole content with get_document."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     where = Where().raw(_VISIBLE, user["email"], user["email"]).text(["title", "content"], query)
     if owner:
         where.raw("owner = ?", user["email"] if owner.strip().lower() == "me" else owner.strip().lower())
@@ -84,24 +82,20 @@ async def search_documents(
 
 
 @tool(read_only=True)
-async def get_document(ctx: ToolContext, document_id: DocumentId, as_user: AsUser = None) -> DocumentView:
+async def get_document(ctx: ToolContext, document_id: DocumentId) -> DocumentView:
     """Read a document: title, full content, owner, sharing, and its current revision number. Pass that number
     as base_revision when you edit, so an edit made in between by someone else is not overwritten."""
-    doc, role = document(ctx, document_id, acting_user(ctx, as_user))
+    doc, role = document(ctx, document_id, acting_user(ctx))
     return view(doc, role)
 
 
 @tool(read_only=True)
 async def list_revisions(
-    ctx: ToolContext,
-    document_id: DocumentId,
-    page_size: PageSize = 20,
-    page_token: PageToken = None,
-    as_user: AsUser = None,
+    ctx: ToolContext, document_id: DocumentId, page_size: PageSize = 20, page_token: PageToken = None
 ) -> RevisionPage:
     """The edit history of a document, newest first: each revision's number, author, time and what the edit did.
     Read one revision's full content with get_revision."""
-    doc, _ = document(ctx, document_id, acting_user(ctx, as_user))
+    doc, _ = document(ctx, document_id, acting_user(ctx))
     rows, total, nxt = page_of(revisions(ctx, doc), page_size, page_token)
     items = [
         RevisionSummary(
@@ -123,10 +117,9 @@ async def get_revision(
     revision: Annotated[
         int, Field(ge=1, le=1_000_000_000, description="The revision number, from list_revisions. Example: 2")
     ],
-    as_user: AsUser = None,
 ) -> RevisionView:
     """Read one revision of a document: its title and full content as they were right after that edit."""
-    doc, _ = document(ctx, document_id, acting_user(ctx, as_user))
+    doc, _ = document(ctx, document_id, acting_user(ctx))
     history = revisions(ctx, doc)
     row = next((r for r in history if r["number"] == revision), None)
     if row is None:
@@ -146,10 +139,9 @@ async def list_comments(
     ] = True,
     page_size: PageSize = 20,
     page_token: PageToken = None,
-    as_user: AsUser = None,
 ) -> CommentPage:
     """The comments on a document, oldest first, with the text each one quotes and whether it is resolved."""
-    document(ctx, document_id, acting_user(ctx, as_user))
+    document(ctx, document_id, acting_user(ctx))
     where = "document_id = ?" + ("" if include_resolved else " AND resolved = 0")
     rows, total, nxt = ctx.paginate("comments", where, [document_id], "created_at, id", page_size, page_token)
     return CommentPage(items=[Comment.model_validate(r) for r in rows], total=total, next_page_token=nxt)

@@ -12,7 +12,6 @@ from pydantic import Field
 
 from coworkenv.servers.docs import edits
 from coworkenv.servers.docs.access import (
-    AsUser,
     BaseRevision,
     DocumentId,
     acting_user,
@@ -38,11 +37,10 @@ async def create_document(
     folder_id: Annotated[
         str | None, Field(description="The folder to put it in (list_folders); omit for none. Example: 'fld_notes'")
     ] = None,
-    as_user: AsUser = None,
 ) -> DocumentView:
     """Create a new document owned by the acting user, at revision 1. Every workspace member can edit it
     (workspace_role 'editor'); give people outside the workspace access with share_document."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     if folder_id is not None and ctx.table("folders").get(folder_id) is None:
         raise NotFound("folder", folder_id, "Use list_folders to find a folder's id, or omit folder_id.")
     now = ctx.now_iso()
@@ -89,12 +87,11 @@ async def update_document(
         ),
     ] = None,
     base_revision: BaseRevision = None,
-    as_user: AsUser = None,
 ) -> DocumentView:
     """Replace a document's whole content and/or its title (needs editor access). This overwrites everything:
     for a change to one passage prefer edit_document. Pass base_revision (the revision you read) so you never
     overwrite someone else's newer edit. The previous content stays in the revision history."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     doc, role = document(ctx, document_id, user, need="editor")
     if title is None and content is None:
         raise ServiceError("Nothing to update.", "Give a new title, a new content, or both.")
@@ -145,13 +142,12 @@ async def edit_document(
         bool, Field(description="For 'replace': replace every occurrence instead of exactly one. Example: false")
     ] = False,
     base_revision: BaseRevision = None,
-    as_user: AsUser = None,
 ) -> DocumentView:
     """Make one exact edit to a document's content (needs editor access) and record it as a new revision.
     'replace' needs find to occur exactly once (or set replace_all); a find text that does not occur, or occurs
     several times, is refused and nothing changes. Heading operations need a heading that occurs exactly once.
     Pass base_revision (the revision you read) to be sure nobody edited the document in between."""
-    user = acting_user(ctx, as_user)
+    user = acting_user(ctx)
     doc, role = document(ctx, document_id, user, need="editor")
     check_base(doc, base_revision)
     content = doc["content"]

@@ -58,6 +58,64 @@ class AuditRow:
         return dict(vars(self))
 
 
+MAX_DEPTH = 64
+"""How deep arguments may nest (objects and lists); deeper is an invalid-arguments answer."""
+MAX_MESSAGE = 2_000
+"""The longest error message a call answers with; echoed input past it is cut."""
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to about ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def _unencodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def argument_problem(value: Any) -> str | None:
+    """What makes ``value`` unusable as tool arguments, in words, or None: text that is not valid Unicode
+    (a lone surrogate such as "\\ud800"), nesting deeper than :data:`MAX_DEPTH`, or an object key that is
+    not text. Iterative, so absurd depth cannot exhaust the stack."""
+    stack: list[tuple[Any, int, str]] = [(value, 0, "arguments")]
+    while stack:
+        item, depth, where = stack.pop()
+        if isinstance(item, str):
+            if _unencodable(item):
+                return f"{clip(where, 200)} holds text that is not valid Unicode (a lone surrogate)"
+        elif isinstance(item, dict | list | tuple):
+            if depth >= MAX_DEPTH:
+                return f"the arguments nest deeper than {MAX_DEPTH} levels"
+            if isinstance(item, dict):
+                for key, sub in item.items():
+                    if not isinstance(key, str) or _unencodable(key):
+                        return f"{clip(where, 200)} has a key that is not valid Unicode text"
+                    stack.append((sub, depth + 1, f"{where}.{key}" if depth < 8 else where))
+            else:
+                stack.extend((sub, depth + 1, f"{where}[{i}]" if depth < 8 else where) for i, sub in enumerate(item))
+    return None
+
+
+def safe_value(value: Any, depth: int = 0) -> Any:
+    """A copy of ``value`` that can always be stored as JSON text: invalid Unicode escaped as ``\\udXXX``,
+    nesting past :data:`MAX_DEPTH` replaced by a marker, keys made text."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8") if _unencodable(value) else value
+    if isinstance(value, dict | list | tuple) and depth >= MAX_DEPTH:
+        return f"<nested deeper than {MAX_DEPTH} levels>"
+    if isinstance(value, dict):
+        return {safe_value(str(k)): safe_value(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [safe_value(v, depth + 1) for v in value]
+    return value
+
+
 def to_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
 

@@ -98,7 +98,7 @@ def diff_tables(
     volatile = volatile or {}
     out: list[Change] = []
     for table in sorted(set(before) | set(after)):
-        if table in skip:
+        if table in skip or before.get(table) is after.get(table):  # the same list: nothing changed
             continue
         ignore = set(volatile.get(table, ()))
         old = {str(r.get("id")): r for r in before.get(table, ())}

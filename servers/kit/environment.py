@@ -40,7 +40,8 @@ class Environment:
     ) -> Environment:
         """Create fresh services. ``seeds`` maps service name to its seed (or lists service names).
 
-        ``db_dir`` puts each service in ``DIR/<service>.db`` (new files only); otherwise in memory.
+        ``db_dir`` puts each service in ``DIR/<service>.db`` (new files only; the folder is created when
+        missing); otherwise in memory.
         """
         if registry is None:
             from coworkenv.servers.registry import SERVICES
@@ -53,6 +54,13 @@ class Environment:
                 f"unknown service(s) {', '.join(unknown)}; available: {', '.join(sorted(registry))}"
             )
         clock = SimClock(now) if now is not None else SimClock()
+        if db_dir is not None:
+            try:
+                Path(db_dir).mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise EnvironmentConfigError(
+                    f"cannot create the folder {db_dir}: {exc.strerror or exc}; pass a writable folder"
+                ) from exc
         states: dict[str, ServiceState] = {}
         try:
             for name, seed in plan.items():
@@ -108,6 +116,11 @@ class Environment:
 
     def dump(self) -> dict[str, dict[str, list[Row]]]:
         return {name: s.dump() for name, s in self.states.items()}
+
+    def dump_over(self, base: Mapping[str, Mapping[str, list[Row]]]) -> dict[str, dict[str, list[Row]]]:
+        """A dump that reuses ``base``'s lists for the tables nothing wrote to (see ``ServiceState.dump_over``):
+        for an environment forked from one whose dump is ``base``."""
+        return {name: s.dump_over(base.get(name, {})) for name, s in self.states.items()}
 
     def dump_json(self) -> str:
         return canonical_json(self.dump())

@@ -14,22 +14,40 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationInfo
 
 from coworkenv.servers.kit.clock import format_time, parse_time
 
 _CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
 
-def _normalise_time(value: Any) -> Any:
+SEED_CONTEXT = {"seed": True}
+"""The validation context of seed records: there a time must say its zone (a tool argument may leave it out,
+and is then read as UTC)."""
+
+
+def _normalise_time(value: Any, info: ValidationInfo) -> Any:
     if isinstance(value, str) and _CANONICAL.fullmatch(value):
         return value
     if isinstance(value, str | datetime):
         try:
-            return format_time(parse_time(value))
+            parsed = parse_time(value)
         except ValueError as exc:
-            raise ValueError(f"not an ISO 8601 time: {value!r}") from exc
+            raise ValueError(f"not an ISO 8601 time: {str(value)[:60]!r}; write it like 2026-03-02T09:00:00Z") from exc
+        if isinstance(info.context, dict) and info.context.get("seed") and _naive(value):
+            raise ValueError(
+                f"the time {str(value)[:60]!r} has no zone; add Z for UTC or an offset (2026-03-02T09:00:00Z, "
+                "2026-03-02T10:00:00+01:00)"
+            )
+        return format_time(parsed)
     return value
+
+
+def _naive(value: str | datetime) -> bool:
+    if isinstance(value, datetime):
+        return value.tzinfo is None
+    text = value.strip()
+    return not text.endswith(("Z", "z")) and datetime.fromisoformat(text).tzinfo is None
 
 
 Timestamp = Annotated[str, BeforeValidator(_normalise_time)]

@@ -15,12 +15,16 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from coworkenv.servers.kit.audit import argument_problem, clip
 from coworkenv.servers.kit.errors import SeedError
+from coworkenv.servers.kit.records import SEED_CONTEXT
 
 if TYPE_CHECKING:
     from coworkenv.servers.kit.service import Service
 
 Seed = dict[str, list[dict[str, Any]]]
+SQLITE_MAX_INT = 2**63 - 1
+SQLITE_MIN_INT = -(2**63)
 
 
 @functools.cache
@@ -47,15 +51,22 @@ def parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
                 )
         adapter = _adapter(table.model)
         try:
-            clean: list[dict[str, Any]] = adapter.dump_python(adapter.validate_python(records), mode="json")
+            clean: list[dict[str, Any]] = adapter.dump_python(
+                adapter.validate_python(records, context=SEED_CONTEXT), mode="json"
+            )
         except ValidationError as exc:
             err = exc.errors()[0]
             bad_index, *loc = err["loc"]
-            field = ".".join(str(p) for p in loc) or "(record)"
             where = f"{service.name}.{table_name}[{bad_index}]"
-            raise SeedError(f"{where} field {field!r}: {err['msg']} (got {err.get('input')!r})") from exc
+            if not loc:  # a rule across the record's own fields: name the record rather than echo it whole
+                bad = records[bad_index] if isinstance(bad_index, int) and bad_index < len(records) else {}
+                named = f" (record id {clip(str(bad['id']), 80)!r})" if "id" in bad else ""
+                raise SeedError(f"{where} field '(record)': {err['msg']}{named}") from exc
+            field = ".".join(str(p) for p in loc)
+            raise SeedError(f"{where} field {field!r}: {err['msg']} (got {clip(repr(err.get('input')), 200)})") from exc
         seen: set[str] = set()
         for index, row in enumerate(clean):
+            _check_storable(f"{service.name}.{table_name}[{index}]", row)
             if row["id"] in seen:
                 raise SeedError(f"{service.name}.{table_name}[{index}] field 'id': duplicate id {row['id']!r}")
             seen.add(row["id"])
@@ -64,6 +75,19 @@ def parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
     if service.check_seed is not None:
         service.check_seed(out)
     return out
+
+
+def _check_storable(where: str, row: Mapping[str, Any]) -> None:
+    """Every value fits SQLite: integers in 64 bits, text that is valid Unicode."""
+    for name, value in row.items():
+        if type(value) is int and not SQLITE_MIN_INT <= value <= SQLITE_MAX_INT:
+            raise SeedError(
+                f"{where} field {name!r}: {clip(str(value), 40)} is out of range: integers must lie within "
+                f"±{SQLITE_MAX_INT}"
+            )
+    problem = argument_problem(dict(row))
+    if problem is not None:
+        raise SeedError(f"{where}: {problem.replace('arguments', 'the record', 1)}")
 
 
 def _check_references(service: Service, seed: Seed) -> None:

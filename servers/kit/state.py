@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Mapping
@@ -20,10 +21,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from coworkenv.servers.kit import audit
-from coworkenv.servers.kit.audit import Outcome
+from coworkenv.servers.kit import audit, files
+from coworkenv.servers.kit.audit import MAX_MESSAGE, Outcome, argument_problem, clip, safe_value
 from coworkenv.servers.kit.clock import SimClock
-from coworkenv.servers.kit.errors import EnvironmentConfigError, NotFound, ServiceError
+from coworkenv.servers.kit.errors import EnvironmentConfigError, NotFound, SeedError, ServiceError
 from coworkenv.servers.kit.schema import schema_statements, schema_template, sortable_id
 from coworkenv.servers.kit.seed import Seed, load_seed, parse_seed
 from coworkenv.servers.kit.service import Service
@@ -50,13 +51,18 @@ class ToolResult:
 
 
 class ToolContext:
-    """What a tool body sees: the tables, the simulated clock, id minting, and who is calling."""
+    """What a tool body sees: the tables, the simulated clock, id minting, and who is calling.
 
-    __slots__ = ("actor", "state")
+    ``member`` is the workspace member a call acts as where a service has members (docs, chat): None means the
+    task's own user, the only one an agent or the user simulator can act as. Naming another member is a
+    privileged act of the Python API (:meth:`ServiceState.call_now`), never a tool argument."""
 
-    def __init__(self, state: ServiceState, actor: str) -> None:
+    __slots__ = ("actor", "member", "state")
+
+    def __init__(self, state: ServiceState, actor: str, member: str | None = None) -> None:
         self.state = state
         self.actor = actor
+        self.member = member
 
     def table(self, name: str) -> TableStore:
         return self.state.tables[name]
@@ -129,52 +135,136 @@ class ServiceState:
         seed: Mapping[str, Any] | None = None,
         now: str | datetime | None = None,
         path: str | Path | None = None,
+        *,
+        reset: bool = False,
+        create: bool = True,
     ) -> ServiceState:
         """Open a service database: in memory (``path=None``) or a file.
 
         A new database gets the schema, the seed (validated whole before anything is written) and the
-        clock. An existing file is reopened as it is: giving a seed for it is an error.
+        clock. A new file is built beside its path and moved into place only once complete, so a bad seed
+        leaves nothing behind. An existing file is reopened as it is (giving a seed for it is an error)
+        unless ``reset``: then it is rebuilt from the seed and swapped in atomically. A file that is not a
+        coworkenv database of this service is refused, never changed. With ``create=False`` a file that
+        holds no database yet is refused too (for readers: nothing is written).
         """
         parsed = parse_seed(service, seed or {})
-        conn = sqlite3.connect(":memory:" if path is None else str(path), isolation_level=None, check_same_thread=False)
-        conn.create_function("casefold", 1, casefold, deterministic=True)
-        try:
-            if path is not None:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.execute("PRAGMA busy_timeout=5000")
-            existing = cls._read_meta(conn)
-            if existing:
-                if existing.get("service") != service.name:
-                    raise EnvironmentConfigError(
-                        f"{path} holds the {existing.get('service')!r} service, not {service.name!r}"
-                    )
-                if seed:
-                    raise EnvironmentConfigError(
-                        f"{path} is already seeded; reset it (coworkenv serve --reset) or use a new file"
-                    )
-                clock = SimClock(now if now is not None else existing["now"])
-                audit.migrate(conn)
-                stored_seed = parse_seed(service, json.loads(existing.get("seed", "{}")))
-                state = cls(service, conn, clock, stored_seed)
-                state.initial_now = existing.get("initial_now", clock.iso())
-                if now is not None:
-                    state._set_meta({"now": clock.iso()})
+        _check_integers(service, parsed)
+        if path is None:
+            conn = _connect(None)
+            try:
+                state = cls(service, conn, SimClock(now) if now is not None else SimClock(), parsed)
+                state._create(persistent=False)
                 return state
-            clock = SimClock(now) if now is not None else SimClock()
-            state = cls(service, conn, clock, parsed)
-            state._create(persistent=path is not None)
+            except BaseException:
+                conn.close()
+                raise
+        path = Path(path)
+        exists = path.exists() and not _is_blank(path)
+        if not create and not exists:
+            raise EnvironmentConfigError(
+                f"{path} holds no database; create it with `coworkenv serve {service.name} --db {path} --seed FILE`"
+            )
+        if exists:
+            files.check_database_file(path, service.name)
+            if reset:  # never delete what isn't ours
+                cls._check_owner(path, service)
+        if (reset or not exists) and cls._build_file(service, parsed, now, path, replace=exists or path.exists()):
+            seed, now = None, None  # the new file holds them
+        return cls._reopen(service, path, seed, now)
+
+    @classmethod
+    def _build_file(cls, service: Service, seed: Seed, now: str | datetime | None, path: Path, replace: bool) -> bool:
+        """Build the database in a temporary file beside ``path`` and move it there; False when another
+        process created ``path`` first (and ``replace`` is off)."""
+        tmp = files.new_temp_beside(path)
+        try:
+            conn = _connect(tmp)
+            try:
+                cls(service, conn, SimClock(now) if now is not None else SimClock(), seed)._create(persistent=True)
+            finally:
+                conn.close()  # the last close folds the WAL into the file and removes it
+            if replace:
+                if path.exists() and not _is_blank(path):
+                    files.checkpoint_and_drop_wal(path)
+                else:
+                    files.remove_database(path)
+                os.replace(tmp, path)
+                return True
+            try:
+                os.link(tmp, path)  # fails if another process made the file meanwhile
+            except FileExistsError:
+                return False
+            except OSError:  # a file system without hard links
+                os.replace(tmp, path)
+            return True
+        except OSError as exc:
+            raise EnvironmentConfigError(
+                f"cannot create the database {path}: {exc.strerror or exc}; pass --db a file in a writable folder"
+            ) from exc
+        finally:
+            files.remove_database(tmp)
+
+    @classmethod
+    def _reopen(
+        cls, service: Service, path: Path, seed: Mapping[str, Any] | None, now: str | datetime | None
+    ) -> ServiceState:
+        try:
+            conn = _connect(path, wal=False)
+        except sqlite3.Error as exc:
+            raise EnvironmentConfigError(f"cannot open the database {path}: {exc}") from exc
+        try:
+            existing = cls._read_meta(conn)
+            _refuse_foreign(existing, path, service)
+            if seed:
+                raise EnvironmentConfigError(
+                    f"{path} is already seeded; reset it (coworkenv serve --reset) or use a new file"
+                )
+            clock = SimClock(now if now is not None else existing["now"])
+            _use_wal(conn)
+            audit.migrate(conn)
+            try:
+                stored_seed = parse_seed(service, json.loads(existing.get("seed", "{}")))
+            except SeedError as exc:
+                raise EnvironmentConfigError(
+                    f"{path} was seeded by an older coworkenv and its seed no longer loads ({exc}); "
+                    "rebuild it with `coworkenv serve --reset --seed FILE`"
+                ) from exc
+            state = cls(service, conn, clock, stored_seed)
+            state.initial_now = existing.get("initial_now", clock.iso())
+            if now is not None:
+                state._set_meta({"now": clock.iso()})
             return state
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise EnvironmentConfigError(
+                f"cannot use {path} as a database: {exc}; pass a new file (or one `coworkenv serve` created)"
+            ) from exc
         except BaseException:
             conn.close()
             raise
+
+    @classmethod
+    def _check_owner(cls, path: Path, service: Service) -> None:
+        """Refuse ``path`` unless it is a coworkenv database of ``service`` (reads only)."""
+        try:
+            conn = _connect(path, wal=False)
+            try:
+                existing = cls._read_meta(conn)
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise EnvironmentConfigError(
+                f"cannot use {path} as a database: {exc}; pass a new file (or one `coworkenv serve` created)"
+            ) from exc
+        _refuse_foreign(existing, path, service)
 
     @staticmethod
     def _read_meta(conn: sqlite3.Connection) -> dict[str, str]:
         has = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='_meta'").fetchone()
         if not has:
             return {}
-        return dict(conn.execute("SELECT key, value FROM _meta").fetchall())
+        return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM _meta").fetchall()}
 
     def _set_meta(self, values: Mapping[str, str]) -> None:
         self.conn.executemany(
@@ -191,7 +281,10 @@ class ServiceState:
             schema_template(self.service).backup(self.conn)
             self.conn.execute("BEGIN")
         try:
-            self._load(self.seed)
+            try:
+                self._load(self.seed)
+            except OverflowError as exc:  # _check_integers catches these first; a last guard
+                raise SeedError(f"{self.service.name}: a number in the seed is too large for SQLite ({exc})") from exc
             meta = {
                 "service": self.service.name,
                 "version": self.service.version,
@@ -216,6 +309,7 @@ class ServiceState:
         try:
             for table in self.service.tables:
                 self.conn.execute(f'DELETE FROM "{table.name}"')
+                self.tables[table.name].dirty = True
             self.conn.execute("DELETE FROM _audit")
             self.conn.execute("DELETE FROM _meta WHERE key LIKE 'seq:%'")
             self._load(self.seed)
@@ -244,6 +338,15 @@ class ServiceState:
         """Every table's records, sorted by id, as plain JSON-ready dicts."""
         return {name: store.dump() for name, store in self.tables.items()}
 
+    def dump_over(self, base: Mapping[str, list[Row]]) -> dict[str, list[Row]]:
+        """Like :meth:`dump`, but a table nothing wrote to since this state was opened is ``base``'s own list
+        (``base``: a dump of what it was opened or forked from). Cheaper, and a diff can skip it by identity.
+        Only for a database no other connection writes to (an in-memory fork), as the flags see only this one."""
+        return {
+            name: base[name] if not store.dirty and name in base else store.dump()
+            for name, store in self.tables.items()
+        }
+
     def audit(self, after_seq: int = 0) -> list[audit.AuditRow]:
         return audit.read_rows(self.conn, self.service.name, after_seq)
 
@@ -266,37 +369,59 @@ class ServiceState:
         return candidate
 
     # ------------------------------------------------------------------ the dispatcher
-    async def call(self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent") -> ToolResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent", member: str | None = None
+    ) -> ToolResult:
         """Run one tool call and audit it, whatever its outcome. Never raises for a bad call."""
-        return self.call_now(name, arguments, actor)
+        return self.call_now(name, arguments, actor, member)
 
-    def call_now(self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent") -> ToolResult:
-        """The same call, for synchronous callers. Tool bodies never suspend, so a call is atomic."""
+    def call_now(
+        self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent", member: str | None = None
+    ) -> ToolResult:
+        """The same call, for synchronous callers. Tool bodies never suspend, so a call is atomic.
+
+        ``member`` (privileged, Python API only) runs the call as another workspace member of a service that has
+        members (docs, chat); the audit row's actor then reads ``actor:member``.
+
+        Arguments no tool could take (text that is not valid Unicode, nesting past :data:`MAX_DEPTH`) are an
+        ``invalid_arguments`` answer like any other bad input: audited, with a safe copy of what was sent."""
         started = time.perf_counter()
         raw: Any = {} if arguments is None else arguments
-        spec = self.service.tools_by_name.get(name)
+        problem = argument_problem(raw)
+        if argument_problem(name) is not None:
+            problem = "the tool name is not valid Unicode text"
+        if problem is not None:
+            name, raw = safe_value(name), safe_value(raw)
+        spec = None if problem is not None else self.service.tools_by_name.get(name)
         data: dict[str, Any] | None = None
         changed = False
         typed: Any = raw  # nothing validated (unknown tool, invalid arguments): the audit keeps the raw ones
         conn = self.conn
         conn.execute("BEGIN")
         try:
-            if spec is None:
-                outcome: Outcome = "unknown_tool"
+            if problem is not None:
+                outcome: Outcome = "invalid_arguments"
                 text = (
-                    f"Unknown tool {name!r} in the {self.service.name} service. "
+                    f"Invalid arguments for {clip(name, 100)}: {problem}. Check the tool's input schema and call again."
+                )
+            elif spec is None:
+                outcome = "unknown_tool"
+                text = (
+                    f"Unknown tool {clip(name, 100)!r} in the {self.service.name} service. "
                     f"Available tools: {', '.join(self.service.tools_by_name)}."
                 )
             elif not isinstance(raw, Mapping):
                 outcome, text = "invalid_arguments", f"Invalid arguments for {name}: expected an object."
             else:
-                outcome, data, text, changed, validated = self._run(spec, raw, actor)
+                outcome, data, text, changed, validated = self._run(spec, raw, actor, member)
                 typed = raw if validated is None else validated
+            if outcome != "ok":
+                text = clip(text, MAX_MESSAGE)
             seq = audit.write_row(
                 conn,
                 sim_time=self.clock.iso(),
                 wall_time=datetime.now(UTC).isoformat(timespec="microseconds"),
-                actor=actor,
+                actor=actor if member is None else f"{actor}:{clip(safe_value(member), 200)}",
                 tool=name,
                 arguments=dict(typed) if isinstance(typed, Mapping) else typed,
                 raw_arguments=dict(raw) if isinstance(raw, Mapping) else raw,
@@ -319,7 +444,7 @@ class ServiceState:
         self.conn.execute("BEGIN")
 
     def _run(
-        self, spec: ToolSpec, raw: Mapping[str, Any], actor: str
+        self, spec: ToolSpec, raw: Mapping[str, Any], actor: str, member: str | None = None
     ) -> tuple[Outcome, dict[str, Any] | None, str, bool, dict[str, Any] | None]:
         """Validate and run one call: (outcome, data, text, state changed, the validated arguments or None)."""
         try:
@@ -336,13 +461,15 @@ class ServiceState:
                 None,
             )
         typed = _typed_arguments(args)
-        return (*self._execute(spec, args, actor), typed)
+        return (*self._execute(spec, args, actor, member), typed)
 
-    def _execute(self, spec: ToolSpec, args: BaseModel, actor: str) -> tuple[Outcome, dict[str, Any] | None, str, bool]:
+    def _execute(
+        self, spec: ToolSpec, args: BaseModel, actor: str, member: str | None = None
+    ) -> tuple[Outcome, dict[str, Any] | None, str, bool]:
         conn = self.conn
         before = conn.total_changes
         try:
-            coro = spec.fn(ToolContext(self, actor), **{k: getattr(args, k) for k in type(args).model_fields})
+            coro = spec.fn(ToolContext(self, actor, member), **{k: getattr(args, k) for k in type(args).model_fields})
             try:
                 coro.send(None)
             except StopIteration as stop:
@@ -377,6 +504,105 @@ def _typed_arguments(args: BaseModel) -> dict[str, Any] | None:
     except Exception:  # a value pydantic cannot write as JSON: keep the raw arguments rather than fail the call
         log.warning("arguments of %s cannot be written as JSON", type(args).__name__, exc_info=True)
         return None
+
+
+SQLITE_INT_MAX = 2**63 - 1
+BUSY_TIMEOUT_MS = 30_000
+"""How long one statement waits for another process's write lock before it retries."""
+LOCK_DEADLINE_S = 300.0
+"""How long a write transaction waits in all for the write lock of a database another process also serves."""
+
+
+class _FileConnection(sqlite3.Connection):
+    """A connection to a database file that other processes may serve too: every ``BEGIN`` takes the
+    write lock up front (``BEGIN IMMEDIATE``), waiting for it, so two writers queue instead of one failing
+    with "database is locked" when its read snapshot turns out stale at the first write."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        if sql != "BEGIN":
+            return super().execute(sql, parameters)
+        deadline = time.monotonic() + LOCK_DEADLINE_S
+        while True:
+            try:
+                return super().execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                busy = "locked" in str(exc) or "busy" in str(exc)
+                if not busy or time.monotonic() > deadline:
+                    raise
+                log.warning("waiting for the write lock of the database: %s", exc)
+
+
+def _connect(path: Path | None, wal: bool = True) -> sqlite3.Connection:
+    """A connection with the kit's settings: in memory, or a file with a busy timeout (and in WAL mode
+    unless ``wal`` is off: a file not yet known to be ours is only read)."""
+    if path is None:
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    else:
+        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, factory=_FileConnection)
+    try:
+        conn.create_function("casefold", 1, casefold, deterministic=True)
+        if path is not None:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        if path is not None and wal:
+            _use_wal(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _refuse_foreign(meta: Mapping[str, str], path: Path, service: Service) -> None:
+    """A database whose ``_meta`` does not name ``service`` is someone else's: refuse it, change nothing."""
+    if meta.get("service") == service.name:
+        return
+    if not meta:
+        raise EnvironmentConfigError(
+            f"{path} is a SQLite database of something else (no coworkenv tables); it is left untouched: "
+            "pass a new file"
+        )
+    raise EnvironmentConfigError(
+        f"{path} holds the {meta.get('service')!r} service, not {service.name!r}; pass that service's database "
+        "or a new file"
+    )
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """WAL mode: readers never wait for the writer, and another process's writer waits (busy timeout)."""
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+
+
+def _is_blank(path: Path) -> bool:
+    """An empty file, or a SQLite database with nothing in it: nobody's data, safe to build over."""
+    if files.is_empty_file(path):
+        return True
+    if not path.is_file():
+        return False
+    try:
+        with path.open("rb") as fh:
+            if fh.read(len(files.SQLITE_HEADER)) != files.SQLITE_HEADER:
+                return False
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            return conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error):
+        return False
+
+
+def _check_integers(service: Service, seed: Seed) -> None:
+    """Every integer field of a seed fits SQLite's 64-bit integers (checked before anything is written)."""
+    for name, rows in seed.items():
+        columns = [c.name for c in service.tables_by_name[name].columns if c.kind == "int"]
+        for index, row in enumerate(rows):
+            for column in columns:
+                value = row.get(column)
+                if isinstance(value, int) and not -SQLITE_INT_MAX - 1 <= value <= SQLITE_INT_MAX:
+                    raise SeedError(
+                        f"{service.name}.{name}[{index}] field {column!r}: an integer of {value.bit_length()} bits "
+                        f"is out of range (at most {SQLITE_INT_MAX})"
+                    )
 
 
 def canonical_json(value: Any) -> str:

@@ -59,6 +59,9 @@ class TableStore:
         quoted = ", ".join(f'"{n}"' for n in self.names)
         self._select = f'SELECT {quoted} FROM "{table.name}"'
         self._insert = f'INSERT INTO "{table.name}" ({quoted}) VALUES ({", ".join("?" * len(self.names))})'
+        self.dirty = False
+        """True once anything was written through this store (even if rolled back): a clean table is
+        exactly as it was when the store was opened, so a dump can reuse an earlier one."""
 
     def _encode(self, row: Row) -> list[Any]:
         return [row.get(n) if enc is None else enc(row.get(n)) for n, enc in self._enc]
@@ -72,10 +75,12 @@ class TableStore:
 
     def insert(self, row: Row) -> Row:
         clean = self.validate(row)
+        self.dirty = True
         self.conn.execute(self._insert, self._encode(clean))
         return clean
 
     def insert_many(self, rows: Iterable[Row]) -> None:
+        self.dirty = True
         self.conn.executemany(self._insert, [self._encode(r) for r in rows])
 
     def get(self, record_id: str) -> Row | None:
@@ -106,12 +111,14 @@ class TableStore:
         if current is None:
             raise KeyError(record_id)
         merged = self.validate({**current, **changes})
+        self.dirty = True
         sets = ", ".join(f'"{n}" = ?' for n in self.names if n != "id")
         values = [v for (n, _), v in zip(self._enc, self._encode(merged), strict=True) if n != "id"]
         self.conn.execute(f'UPDATE "{self.table.name}" SET {sets} WHERE id = ?', [*values, record_id])
         return merged
 
     def delete(self, record_id: str) -> None:
+        self.dirty = True
         self.conn.execute(f'DELETE FROM "{self.table.name}" WHERE id = ?', (record_id,))
 
     def dump(self) -> list[Row]:

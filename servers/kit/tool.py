@@ -8,6 +8,7 @@ runs, audits; the MCP door (:mod:`.server`) and the direct in-process door both 
 from __future__ import annotations
 
 import inspect
+import types
 import typing
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -18,6 +19,54 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 ToolFn = Callable[..., Coroutine[Any, Any, BaseModel]]
 T = TypeVar("T")
+
+MAX_ID = 200
+"""The longest id, reference or page token a tool takes (``*_id`` arguments and the like)."""
+MAX_SHORT_TEXT = 1_000
+"""The longest name, subject, title, query, address or time a tool takes."""
+MAX_LONG_TEXT = 100_000
+"""The longest body, content, description or note a tool takes."""
+MAX_ITEMS = 200
+"""The most items in a list argument, and entries in an object argument (metadata)."""
+
+_ID_NAMES = frozenset(
+    {"page_token", "charge", "customer", "vendor", "channel", "user", "from_user", "owner", "to", "bank_account"}
+)
+_LONG_NAMES = frozenset(
+    {"body", "content", "text", "description", "note", "reason", "comment", "message", "quoted_text", "find"}
+    | {"next_step", "loss_reason", "review_note"}
+)
+
+
+def text_limit(name: str) -> int:
+    """The default longest text for an argument, from its name: ids are short, bodies long."""
+    if name.endswith(("_id", "_ids")) or name in _ID_NAMES:
+        return MAX_ID
+    if name in _LONG_NAMES or name.endswith(("_text", "_description", "_body")):
+        return MAX_LONG_TEXT
+    return MAX_SHORT_TEXT
+
+
+def bounded(annotation: Any, limit: int) -> Any:
+    """``annotation`` with a maximum length on every text, list and object in it that has none of its own (an
+    explicit ``Field(max_length=...)`` still wins), so the bounds show in the input schema the agent reads and
+    oversized input is an invalid-arguments answer."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        base, *meta = typing.get_args(annotation)
+        return typing.Annotated[(bounded(base, limit), *meta)]
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[tuple(bounded(a, limit) for a in typing.get_args(annotation))]  # noqa: UP007
+    if annotation is str:
+        return typing.Annotated[str, Field(max_length=limit)]
+    if origin is list:
+        (item,) = typing.get_args(annotation) or (Any,)
+        return typing.Annotated[list[bounded(item, limit)], Field(max_length=MAX_ITEMS)]  # type: ignore[misc]
+    if origin is dict:
+        key, value = typing.get_args(annotation) or (Any, Any)
+        entries: Any = dict[bounded(key, MAX_ID), bounded(value, MAX_SHORT_TEXT)]  # type: ignore[misc]
+        return typing.Annotated[entries, Field(max_length=MAX_ITEMS)]
+    return annotation
 
 
 @dataclass(frozen=True)
@@ -65,7 +114,7 @@ def tool(
             if p.name not in hints:
                 raise TypeError(f"tool {fn.__name__}: argument {p.name!r} needs a type")
             default = ... if p.default is inspect.Parameter.empty else p.default
-            fields[p.name] = (hints[p.name], default)
+            fields[p.name] = (bounded(hints[p.name], text_limit(p.name)), default)
         tool_name = name or fn.__name__
         model_name = "".join(part.title() for part in tool_name.split("_")) + "Arguments"
         args_model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)

@@ -2,6 +2,7 @@
 
 from coworkenv.servers.kit import Service
 from coworkenv.servers.payments.models import TABLES
+from coworkenv.servers.payments.rules import check_seed
 from coworkenv.servers.payments.sensitive import SENSITIVE
 from coworkenv.servers.payments.tools import TOOLS
 
@@ -17,6 +18,7 @@ SERVICE = Service(
         "update_vendor_bank_account: verify such requests with the vendor's known contact first."
     ),
     tables=TABLES,
+    check_seed=check_seed,
     tools=TOOLS,
     sensitive=SENSITIVE,
 )

@@ -161,26 +161,48 @@ class Payout(Record):
     created: Timestamp
 
 
+_EVIDENCE_TEXT = 20_000
+"""The longest text of one evidence field."""
+
+
 class DisputeEvidence(BaseModel):
     """What the merchant submits to the card network to contest a dispute. Every field is optional."""
 
     model_config = ConfigDict(extra="forbid")
 
-    customer_name: str | None = Field(default=None, description="Example: 'Jamie Lee'")
-    customer_email_address: str | None = Field(default=None, description="Example: 'jamie.lee@northwind.com'")
+    customer_name: str | None = Field(default=None, max_length=_EVIDENCE_TEXT, description="Example: 'Jamie Lee'")
+    customer_email_address: str | None = Field(
+        default=None, max_length=_EVIDENCE_TEXT, description="Example: 'jamie.lee@northwind.com'"
+    )
     product_description: str | None = Field(
-        default=None, description="What was sold. Example: 'Brightwave Team plan, 25 seats, March 2026'"
+        default=None,
+        max_length=_EVIDENCE_TEXT,
+        description="What was sold. Example: 'Brightwave Team plan, 25 seats, March 2026'",
     )
-    service_date: str | None = Field(default=None, description="When the service was provided. Example: '2026-02-01'")
+    service_date: str | None = Field(
+        default=None, max_length=_EVIDENCE_TEXT, description="When the service was provided. Example: '2026-02-01'"
+    )
     customer_communication: str | None = Field(
-        default=None, description="Messages showing the customer used or acknowledged the purchase."
+        default=None,
+        max_length=_EVIDENCE_TEXT,
+        description="Messages showing the customer used or acknowledged the purchase.",
     )
-    receipt: str | None = Field(default=None, description="The receipt or invoice reference. Example: 'INV-2026-0212'")
-    refund_policy: str | None = Field(default=None, description="The refund policy the customer agreed to.")
+    receipt: str | None = Field(
+        default=None,
+        max_length=_EVIDENCE_TEXT,
+        description="The receipt or invoice reference. Example: 'INV-2026-0212'",
+    )
+    refund_policy: str | None = Field(
+        default=None, max_length=_EVIDENCE_TEXT, description="The refund policy the customer agreed to."
+    )
     duplicate_charge_explanation: str | None = Field(
-        default=None, description="For 'duplicate' disputes: why the two charges are distinct."
+        default=None,
+        max_length=_EVIDENCE_TEXT,
+        description="For 'duplicate' disputes: why the two charges are distinct.",
     )
-    uncategorized_text: str | None = Field(default=None, description="Anything else that supports the case.")
+    uncategorized_text: str | None = Field(
+        default=None, max_length=_EVIDENCE_TEXT, description="Anything else that supports the case."
+    )
 
 
 class Dispute(Record):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from mcp import Client
 
 from coworkenv.servers.chat import SERVICE
 from coworkenv.servers.kit import Environment, SeedError
-from tests.conftest import error_text, ok, service_client
+from tests.conftest import error_text, member_call, member_fail, ok, service_client
 
 pytestmark = pytest.mark.anyio
 SEED: dict[str, Any] = json.loads((Path(__file__).parents[2] / "servers/examples/chat.json").read_text())
@@ -25,6 +26,10 @@ async def call(c: Client, tool: str, **args: Any) -> dict[str, Any]:
 
 async def fail(c: Client, tool: str, **args: Any) -> str:
     return error_text(await c.call_tool(tool, args))
+
+
+call_as = partial(member_call, "chat")
+fail_as = partial(member_fail, "chat")
 
 
 def ids(page: dict[str, Any]) -> list[str]:
@@ -104,7 +109,7 @@ async def test_every_tool_describes_its_arguments_with_examples_and_is_annotated
 
 # ---------------------------------------------------------------------------------------------- channels and history
 async def test_list_channels_shows_public_and_own_private_channels_with_membership() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         page = await call(c, "list_channels")
         assert [x["name"] for x in page["items"]] == ["finance", "general", "leads", "sales", "support"]
         assert {x["name"]: x["is_member"] for x in page["items"]}["sales"] is False
@@ -120,7 +125,7 @@ async def test_list_channels_shows_public_and_own_private_channels_with_membersh
             ("D0DANAPRIYA", "U0PRIYA", True),
         ]
         assert ids(await call(c, "list_channels", query="#PHONE")) == ["C0FINANCE"]  # the topic matches
-        assert "C0PAYROLL" in ids(await call(c, "list_channels", as_user="lena.ortiz@brightwave.io"))
+        assert "C0PAYROLL" in ids(call_as(env, "lena.ortiz@brightwave.io", "list_channels"))
         first = await call(c, "list_channels", page_size=2)
         assert first["total"] == 5 and first["next_page_token"] == "2"
         assert ids(await call(c, "list_channels", page_size=2, page_token="4")) == ["C0SUPPORT"]
@@ -146,19 +151,17 @@ async def test_channel_history_is_newest_first_top_level_only_with_reply_counts(
 
 
 async def test_channel_history_refuses_unknown_private_and_other_peoples_dm_channels() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         assert "list_channels" in await fail(c, "get_channel_history", channel="#nope")
         text = await fail(c, "get_channel_history", channel="payroll")
         assert "private channel" in text and "invite_to_channel" in text
-        assert "not part of this direct message" in await fail(
-            c, "get_channel_history", channel="D0DANAPRIYA", as_user="U0KIM"
-        )
+        assert "not part of this direct message" in fail_as(env, "U0KIM", "get_channel_history", channel="D0DANAPRIYA")
         assert "page_token" in await fail(c, "get_channel_history", channel="#support", page_token="x")
 
 
 # ---------------------------------------------------------------------------------------------- search and threads
 async def test_search_messages_filters_by_text_channel_author_and_time_across_readable_conversations() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         stellar = await call(c, "search_messages", query="stellar")
         assert ids(stellar) == ["M7004", "M7003", "M3009", "M3002"]  # newest first, DMs included
         replies = await call(c, "search_messages", query="certificate", channel="#support")
@@ -168,7 +171,7 @@ async def test_search_messages_filters_by_text_channel_author_and_time_across_re
         late = await call(c, "search_messages", after="2026-03-02T07:50:00Z")
         assert ids(late) == ["M1005", "M2015"]
         assert (await call(c, "search_messages", query="payroll run"))["total"] == 0  # a private channel
-        assert (await call(c, "search_messages", query="payroll run", as_user="U0LENA"))["total"] == 1
+        assert (call_as(env, "U0LENA", "search_messages", query="payroll run"))["total"] == 1
         assert (await call(c, "search_messages", page_size=7))["next_page_token"] == "7"
         assert "list_users" in await fail(c, "search_messages", from_user="ghost@brightwave.io")
         assert "private channel" in await fail(c, "search_messages", channel="#payroll")
@@ -201,16 +204,16 @@ async def test_post_message_stamps_the_clock_and_needs_membership() -> None:
         assert "empty" in await fail(c, "post_message", channel="#support", text="   ")
         assert "text" in await fail(c, "post_message", channel="#support", text="")
         assert "list_channels" in await fail(c, "post_message", channel="#random", text="hi")
-        assert "list_users" in await fail(c, "post_message", channel="#support", text="x", as_user="bob@x.io")
-        as_priya = await call(c, "post_message", channel="D0DANAPRIYA", text="x", as_user="U0PRIYA")
+        assert "list_users" in fail_as(env, "bob@x.io", "post_message", channel="#support", text="x")
+        as_priya = call_as(env, "U0PRIYA", "post_message", channel="D0DANAPRIYA", text="x")
         assert as_priya["user_name"] == "Priya Shah" and len(env.dump()["chat"]["messages"]) == 42
 
 
 async def test_reply_in_thread_adds_to_the_threads_start_and_needs_membership() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         reply = await call(c, "reply_in_thread", message_id="M2012", text="Rota updated.")
         assert reply["thread_id"] == "M2010" and reply["channel_id"] == "C0SUPPORT"
-        started = await call(c, "reply_in_thread", message_id="M2015", text="Looking", as_user="U0KIM")
+        started = call_as(env, "U0KIM", "reply_in_thread", message_id="M2015", text="Looking")
         assert started["thread_id"] == "M2015"
         assert (await call(c, "get_thread", message_id="M2010"))["parent"]["reply_count"] == 3
         assert "join_channel" in await fail(c, "reply_in_thread", message_id="M4001", text="x")
@@ -223,7 +226,7 @@ async def test_send_direct_message_reuses_or_opens_the_conversation_between_two(
         assert msg["channel_id"] == "D0DANAPRIYA"
         new = await call(c, "send_direct_message", to="U0KIM", text="Thanks for the macro")
         assert new["channel_id"].startswith("C") and new["channel_name"] == "DM: Dana Whitfield & Kim Nguyen"
-        back = await call(c, "send_direct_message", to="dana@brightwave.io", text="np", as_user="U0KIM")
+        back = call_as(env, "U0KIM", "send_direct_message", to="dana@brightwave.io", text="np")
         assert back["channel_id"] == new["channel_id"]
         channel = env.state("chat").tables["channels"].get(new["channel_id"])
         assert channel is not None and channel["is_dm"] and sorted(channel["members"]) == ["U0DANA", "U0KIM"]
@@ -238,7 +241,7 @@ async def test_add_reaction_adds_once_per_person_and_emoji() -> None:
     async with service_client(SERVICE, SEED) as (c, env):
         msg = await call(c, "add_reaction", message_id="M2015", name=":Eyes:")
         assert msg["reactions"] == [{"name": "eyes", "users": ["U0DANA"]}]
-        msg = await call(c, "add_reaction", message_id="M2015", name="eyes", as_user="U0OMAR")
+        msg = call_as(env, "U0OMAR", "add_reaction", message_id="M2015", name="eyes")
         assert msg["reactions"] == [{"name": "eyes", "users": ["U0DANA", "U0OMAR"]}]
         before = env.state_hash()
         assert (await call(c, "add_reaction", message_id="M2015", name="eyes"))["reactions"] == msg["reactions"]
@@ -264,7 +267,7 @@ async def test_join_channel_joins_public_channels_only() -> None:
 
 
 async def test_create_channel_names_it_uniquely_with_its_members() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         ch = await call(
             c,
             "create_channel",
@@ -279,17 +282,17 @@ async def test_create_channel_names_it_uniquely_with_its_members() -> None:
             NOW,
         )
         secret = await call(c, "create_channel", name="q1_refunds", is_private=True)
-        assert secret["is_private"] and "q1_refunds" not in str(await call(c, "list_channels", as_user="U0KIM"))
+        assert secret["is_private"] and "q1_refunds" not in str(call_as(env, "U0KIM", "list_channels"))
         assert "already exists" in await fail(c, "create_channel", name="support")
         assert "not a valid channel name" in await fail(c, "create_channel", name="Q1 Refunds")
         assert "list_users" in await fail(c, "create_channel", name="x1", members=["U0NOBODY"])
 
 
 async def test_invite_to_channel_adds_members_and_needs_membership() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         ch = await call(c, "invite_to_channel", channel="#leads", users=["U0KIM", "U0LENA"])
         assert ch["members"] == ["U0DANA", "U0LENA", "U0MARCO", "U0KIM"]
-        assert (await call(c, "get_channel_history", channel="#leads", as_user="U0KIM"))["total"] == 2
+        assert (call_as(env, "U0KIM", "get_channel_history", channel="#leads"))["total"] == 2
         assert "invite_to_channel" in await fail(c, "invite_to_channel", channel="#payroll", users=["U0DANA"])
         assert "join_channel" in await fail(c, "invite_to_channel", channel="#sales", users=["U0KIM"])
         assert "direct message" in await fail(c, "invite_to_channel", channel="D0DANALENA", users=["U0KIM"])

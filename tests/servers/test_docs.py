@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from mcp import Client
 
 from coworkenv.servers.docs import SERVICE
 from coworkenv.servers.kit import Environment, SeedError
-from tests.conftest import error_text, ok, service_client
+from tests.conftest import error_text, member_call, member_fail, ok, service_client
 
 pytestmark = pytest.mark.anyio
 SEED: dict[str, Any] = json.loads((Path(__file__).parents[2] / "servers/examples/docs.json").read_text())
@@ -33,6 +34,10 @@ async def edit(c: Client, document_id: str, operation: str, text: str, **args: A
 
 async def edit_error(c: Client, document_id: str, operation: str, text: str, **args: Any) -> str:
     return await fail(c, "edit_document", document_id=document_id, operation=operation, text=text, **args)
+
+
+call_as = partial(member_call, "docs")
+fail_as = partial(member_fail, "docs")
 
 
 def ids(page: dict[str, Any]) -> list[str]:
@@ -123,11 +128,11 @@ async def test_search_finds_visible_documents_by_text_owner_folder_and_edit_time
 
 
 async def test_search_hides_private_documents_from_members_without_access() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         assert (await call(c, "search_documents", query="salary"))["total"] == 0
-        assert (await call(c, "search_documents", query="salary", as_user=LENA))["total"] == 1
-        assert (await call(c, "search_documents", query="1:1 notes", as_user="usr_kim"))["total"] == 1
-        assert (await call(c, "search_documents", query="1:1 notes", as_user=LENA))["total"] == 0
+        assert (call_as(env, LENA, "search_documents", query="salary"))["total"] == 1
+        assert (call_as(env, "usr_kim", "search_documents", query="1:1 notes"))["total"] == 1
+        assert (call_as(env, LENA, "search_documents", query="1:1 notes"))["total"] == 0
 
 
 async def test_search_pages_through_results_with_the_next_page_token() -> None:
@@ -159,21 +164,21 @@ async def test_search_folds_case_for_unicode_titles() -> None:
 
 
 async def test_get_document_returns_content_sharing_and_the_acting_users_role() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         doc = await call(c, "get_document", document_id="doc_northwind_onboarding")
         assert doc["revision"] == 2 and doc["owner"] == "priya.shah@brightwave.io" and doc["your_role"] == "editor"
         assert doc["shares"] == [{"email": "jamie.lee@northwind.com", "role": "commenter"}]
         assert (await call(c, "get_document", document_id="doc_refunds"))["your_role"] == "commenter"
-        assert (await call(c, "get_document", document_id="doc_refunds", as_user=LENA))["your_role"] == "owner"
+        assert (call_as(env, LENA, "get_document", document_id="doc_refunds"))["your_role"] == "owner"
 
 
 async def test_get_document_errors_name_what_to_do() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         assert "search_documents" in await fail(c, "get_document", document_id="doc_nope")
         assert "Ask its owner (lena.ortiz@brightwave.io)" in await fail(
             c, "get_document", document_id="doc_salary_bands"
         )
-        assert "Members are:" in await fail(c, "get_document", document_id="doc_refunds", as_user="jamie@northwind.com")
+        assert "Members are:" in fail_as(env, "jamie@northwind.com", "get_document", document_id="doc_refunds")
     async with service_client(SERVICE, {"users": [{"id": "usr_x", "email": "x@brightwave.io", "name": "X"}]}) as (c, _):
         assert "no primary user" in await fail(c, "search_documents")
 
@@ -225,20 +230,20 @@ async def test_update_with_a_stale_base_revision_is_a_conflict_that_changes_noth
 
 
 async def test_commenters_and_viewers_cannot_edit_and_are_told_what_to_do_instead() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         text = await fail(c, "update_document", document_id="doc_refunds", content="x")
         assert "is a commenter" in text and "add_comment" in text
         text = await edit_error(c, "doc_vendor_verification", "append", "x")
         assert "is a viewer" in text and "Ask the owner (lena.ortiz@brightwave.io) for editor access" in text
         assert "is a viewer" in await fail(c, "add_comment", document_id="doc_pricing_2026", body="hm")
-        edited = await edit(c, "doc_refunds", "append", "x", as_user=LENA)
+        edited = call_as(env, LENA, "edit_document", document_id="doc_refunds", operation="append", text="x")
         assert edited["last_modified_by"] == LENA and edited["your_role"] == "owner"
 
 
 async def test_edit_document_replaces_one_exact_occurrence() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (_, env):
         new, old = "Refunds over $1,000 need finance approval", "Refunds over $500 need finance approval"
-        doc = await edit(c, "doc_refunds", "replace", new, find=old, as_user=LENA)
+        doc = call_as(env, LENA, "edit_document", document_id="doc_refunds", operation="replace", text=new, find=old)
         assert "Refunds over $1,000 need finance approval (Lena Ortiz)" in doc["content"] and doc["revision"] == 2
         original = SEED["documents"][1]["content"]
         assert doc["content"] == original.replace("Refunds over $500", "Refunds over $1,000")
@@ -294,7 +299,9 @@ async def test_revision_history_keeps_every_version_with_author_and_time() -> No
         assert [(r["number"], r["author"]) for r in history["items"]] == [(3, DANA), (2, KIM), (1, DANA)]
         first = await call(c, "get_revision", document_id="doc_q1_report", revision=1)
         assert first["content"].endswith("TODO\n") and first["is_current"] is False
-        await edit(c, "doc_q1_report", "replace", "$3,990", find="$3,190", as_user=LENA)
+        call_as(
+            env, LENA, "edit_document", document_id="doc_q1_report", operation="replace", text="$3,990", find="$3,190"
+        )
         env.clock.advance(60)
         await edit(c, "doc_q1_report", "append", "Signed off.")
         history = await call(c, "list_revisions", document_id="doc_q1_report", page_size=2)
@@ -326,7 +333,7 @@ async def test_a_seeded_document_without_stored_history_keeps_its_revision_when_
 
 # ---------------------------------------------------------------------------------------------- comments and sharing
 async def test_comments_can_quote_a_passage_be_listed_and_resolved() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         quote = "No refunds after 60 days"
         comment = await call(c, "add_comment", document_id="doc_refunds", body="Per month?", quoted_text=quote)
         assert comment["id"].startswith("cmt_") and comment["author"] == DANA and comment["resolved"] is False
@@ -335,7 +342,7 @@ async def test_comments_can_quote_a_passage_be_listed_and_resolved() -> None:
         assert (await call(c, "list_comments", document_id="doc_q1_report"))["total"] == 2
         done = await call(c, "resolve_comment", comment_id=comment["id"])
         assert (done["resolved"], done["resolved_by"], done["resolved_at"]) == (True, DANA, "2026-03-02T09:00:00Z")
-        again = await call(c, "resolve_comment", comment_id=comment["id"], as_user=LENA)
+        again = call_as(env, LENA, "resolve_comment", comment_id=comment["id"])
         assert again["resolved_by"] == DANA  # already resolved: unchanged
 
 
@@ -345,14 +352,14 @@ async def test_comment_errors_say_what_to_do() -> None:
         assert "does not occur" in text and "get_document" in text
         assert "body" in await fail(c, "add_comment", document_id="doc_refunds", body="")
         assert "list_comments" in await fail(c, "resolve_comment", comment_id="cmt_nope")
-        text = await fail(c, "resolve_comment", comment_id="cmt_refund_threshold", as_user="marco.rossi@brightwave.io")
+        text = fail_as(env, "marco.rossi@brightwave.io", "resolve_comment", comment_id="cmt_refund_threshold")
         assert "cannot edit" in text  # only the author or an editor may resolve
         assert "no access" in await fail(c, "list_comments", document_id="doc_salary_bands")
         assert len(env.dump()["docs"]["comments"]) == 6
 
 
 async def test_share_and_unshare_give_and_take_away_a_role() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         doc = await call(
             c, "share_document", document_id="doc_q1_report", email="Lena.Ortiz@brightwave.io", role="viewer"
         )
@@ -367,7 +374,7 @@ async def test_share_and_unshare_give_and_take_away_a_role() -> None:
         assert len(ext["shares"]) == 2
         doc = await call(c, "unshare_document", document_id="doc_q1_report", email=LENA)
         assert doc["shares"] == []
-        lena_view = await call(c, "get_document", document_id="doc_q1_report", as_user=LENA)
+        lena_view = call_as(env, LENA, "get_document", document_id="doc_q1_report")
         assert lena_view["your_role"] == "editor"  # the workspace role remains
 
 
@@ -381,7 +388,7 @@ async def test_sharing_errors_say_what_to_do() -> None:
         assert "is a commenter" in await fail(c, "share_document", document_id="doc_refunds", email=KIM, role="editor")
         text = await fail(c, "unshare_document", **q1, email=KIM)
         assert "not shared with kim.nguyen@brightwave.io" in text and "nobody" in text
-        text = await fail(c, "unshare_document", document_id="doc_dana_kim_1on1", email=KIM, as_user=KIM)
+        text = fail_as(env, KIM, "unshare_document", document_id="doc_dana_kim_1on1", email=KIM)
         assert "your own access" in text
         assert env.state_hash() == before
 

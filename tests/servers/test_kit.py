@@ -106,7 +106,7 @@ def test_seed_times_in_any_iso_form_are_stored_canonically() -> None:
                 "subject": "s",
                 "requester_id": "u",
                 "created_at": "2026-03-01T10:00:00+02:00",
-                "updated_at": "2026-03-01T08:00:00",
+                "updated_at": "2026-03-01T08:00:00.000Z",
             }
         ],
     }

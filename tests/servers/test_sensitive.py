@@ -182,8 +182,9 @@ async def test_sharing_a_document_outside_the_company_is_sensitive_and_inside_is
 
 
 async def test_taking_access_away_from_an_outsider_is_not_sensitive() -> None:
-    unshare = {"document_id": "doc_northwind_onboarding", "email": "jamie.lee@northwind.com", "as_user": "usr_priya"}
-    _, hits = await run("docs", [("unshare_document", unshare)])
+    unshare = {"document_id": "doc_northwind_onboarding", "email": "jamie.lee@northwind.com"}
+    users = [u | {"is_primary": u["id"] == "usr_priya"} for u in SEEDS["docs"]["users"]]  # the owner's workspace
+    _, hits = await run("docs", [("unshare_document", unshare)], SEEDS["docs"] | {"users": users})
     assert hits == set()
 
 

@@ -1,0 +1,166 @@
+"""Reading documents (seeds, tasks) and placing database files, with one-line errors for bad input.
+
+Whatever a user hands the command line (a file that isn't UTF-8, JSON nested a hundred thousand deep,
+YAML with a syntax error, a folder that doesn't exist) ends in a :class:`DocumentError` or an
+:class:`~coworkenv.servers.kit.errors.EnvironmentConfigError` whose message is one line and says what to
+do, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from coworkenv.servers.kit.errors import EnvironmentConfigError
+
+MAX_DEPTH = 64
+"""The deepest nesting a document may have: seeds and tasks are a few levels deep; deeper is a mistake."""
+
+MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class DocumentError(ValueError):
+    """A document file that cannot be read as JSON or YAML; the message is one line."""
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` on one line, cut to ``limit`` characters."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests deeper than ``limit`` containers (checked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc)
+    if mark is not None:
+        return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
+    return str(problem)
+
+
+def read_document(path: str | Path, what: str = "seed") -> Any:
+    """Parse a .json, .yaml or .yml file; a one-line :class:`DocumentError` for anything that goes wrong."""
+    p = Path(path)
+    is_yaml = p.suffix.lower() in (".yaml", ".yml")
+    kind = "YAML" if is_yaml else "JSON"
+    try:
+        if p.stat().st_size > MAX_DOCUMENT_BYTES:
+            raise DocumentError(f"{what} file {p} is larger than {MAX_DOCUMENT_BYTES // 2**20} MiB; split it up")
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise DocumentError(f"cannot read {what} file {p}: {exc.strerror or exc}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(
+            f"{what} file {p} is not UTF-8 text (bad byte at offset {exc.start}); save it as UTF-8"
+        ) from exc
+    too_deep = f"{what} file {p} nests deeper than {MAX_DEPTH} levels; flatten it"
+    try:
+        data = yaml.safe_load(text) if is_yaml else json.loads(text)
+    except RecursionError as exc:
+        raise DocumentError(too_deep) from exc
+    except json.JSONDecodeError as exc:
+        raise DocumentError(
+            f"{what} file {p} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from exc
+    except yaml.YAMLError as exc:
+        raise DocumentError(one_line(f"{what} file {p} is not valid YAML: {_yaml_problem(exc)}")) from exc
+    except (ValueError, OverflowError) as exc:  # e.g. a number JSON or YAML cannot represent
+        raise DocumentError(one_line(f"{what} file {p} is not valid {kind}: {exc}")) from exc
+    if _depth_exceeds(data, MAX_DEPTH):
+        raise DocumentError(too_deep)
+    return data
+
+
+# ---------------------------------------------------------------------- database files
+def check_database_file(path: Path, service: str) -> None:
+    """Refuse a path that exists but cannot be one of our databases (a folder, not SQLite)."""
+    if path.is_dir():
+        raise EnvironmentConfigError(f"{path} is a folder; pass --db a file path such as {path / f'{service}.db'}")
+    try:
+        with path.open("rb") as fh:
+            header = fh.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise EnvironmentConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if header and header != SQLITE_HEADER:
+        raise EnvironmentConfigError(
+            f"{path} is not a SQLite database; pass a new file (or one `coworkenv serve {service}` created)"
+        )
+
+
+def is_empty_file(path: Path) -> bool:
+    try:
+        return path.is_file() and path.stat().st_size == 0
+    except OSError:
+        return False
+
+
+def new_temp_beside(path: Path) -> Path:
+    """A fresh empty file in ``path``'s folder (so a rename onto ``path`` is atomic)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise EnvironmentConfigError(
+            f"cannot create the database {path}: {exc.strerror or exc}; pass --db a file in a writable folder"
+        ) from exc
+    os.close(fd)
+    return Path(name)
+
+
+def remove_database(path: Path) -> None:
+    """Delete a database file and its WAL companions (missing ones are fine)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def checkpoint_and_drop_wal(path: Path) -> None:
+    """Fold a database's WAL into its main file and remove the WAL companions, so another file can be
+    renamed onto it without a stale WAL being replayed onto the new one."""
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        conn.execute("PRAGMA busy_timeout=30000")
+        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    finally:
+        conn.close()
+    if busy:
+        raise EnvironmentConfigError(f"{path} is in use by another process; stop its server, then reset it")
+    for suffix in ("-wal", "-shm"):  # the last close removes them; a leftover must not meet the new file
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+__all__ = [
+    "MAX_DEPTH",
+    "DocumentError",
+    "check_database_file",
+    "checkpoint_and_drop_wal",
+    "is_empty_file",
+    "new_temp_beside",
+    "one_line",
+    "read_document",
+    "remove_database",
+]
