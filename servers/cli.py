@@ -18,6 +18,7 @@ from coworkenv.servers.kit import (
     canonical_json,
 )
 from coworkenv.servers.kit.files import DocumentError, one_line, read_document
+from coworkenv.servers.kit.http_auth import TOKEN_ENV, allow_host_problem, token_problem
 from coworkenv.servers.registry import SERVICES, format_description, get_service
 from coworkenv.servers.registry import describe as describe_service
 
@@ -104,14 +105,41 @@ def services_cmd(service: str | None, describe: bool, as_json: bool) -> None:
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="HTTP port (0 picks a free one)."
 )
+@click.option(
+    "--token",
+    envvar=TOKEN_ENV,
+    show_envvar=True,
+    help="HTTP: every request must carry `Authorization: Bearer TOKEN`; required beyond loopback. "
+    "Prefer the environment variable (command lines are visible to other users).",
+)
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    help="HTTP: a Host (and Origin) value clients may use, e.g. myhost.internal or 10.0.0.5:8000; repeatable; "
+    "* allows any. Loopback names and the bind address are always allowed.",
+)
 def serve_cmd(
-    service: str, db: Path, seed: Path | None, now: str | None, reset: bool, transport: str, host: str, port: int
+    service: str,
+    db: Path,
+    seed: Path | None,
+    now: str | None,
+    reset: bool,
+    transport: str,
+    host: str,
+    port: int,
+    token: str | None,
+    allow_hosts: tuple[str, ...],
 ) -> None:
     """Serve one service over MCP (stdio for Claude Code and other clients, or streamable HTTP).
 
     The database's folder is created when missing. A new database is built beside its path and moved in
     only when complete; --reset does the same over an existing one, so a bad seed never loses it.
     """
+    if transport == "http":
+        problem = token_problem(host, token) or next(filter(None, map(allow_host_problem, allow_hosts)), None)
+        if problem:
+            _fail(problem)
     seed_doc = read_seed(service, seed) if seed else None
     make_folder(db.parent, "--db")
     try:
@@ -125,13 +153,16 @@ def serve_cmd(
         if transport == "stdio":
             server.run("stdio")
         else:
-            serve_http(server, host, port)
+            serve_http(server, host, port, token, allow_hosts)
     finally:
         state.close()
 
 
-def serve_http(server: ServiceServer, host: str, port: int) -> None:
-    """Streamable HTTP on host:port (port 0 picks a free one); prints the endpoint on stderr once listening."""
+def serve_http(
+    server: ServiceServer, host: str, port: int, token: str | None = None, allow_hosts: tuple[str, ...] = ()
+) -> None:
+    """Streamable HTTP on host:port (port 0 picks a free one); prints the endpoint on stderr once listening.
+    With a token, every request must carry it; Host/Origin must be loopback, the bind address or allowed."""
     import anyio
     import uvicorn
 
@@ -148,7 +179,7 @@ def serve_http(server: ServiceServer, host: str, port: int) -> None:
                 click.echo(f"serving {server.state.service.name} on {url}", err=True)
                 sys.stderr.flush()
 
-    app = server.streamable_http_app(host=host)
+    app = server.http_app(host, token, allow_hosts)
     uv = AnnouncingServer(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False))
     anyio.run(uv.serve)
     if not uv.started:
@@ -180,36 +211,73 @@ def audit_cmd(service: str, db: Path) -> None:
         state.close()
 
 
-def mcp_config(db_dir: Path, services: list[str], python: str | None = None) -> dict[str, Any]:
-    """A Claude Code / MCP client config with one stdio server per service."""
+HTTP_AUTH_HEADER = {"Authorization": f"Bearer ${{{TOKEN_ENV}}}"}
+
+
+def mcp_config(
+    db_dir: Path | None, services: list[str], python: str | None = None, urls: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """A Claude Code / MCP client config: one stdio server per service, or an HTTP entry for a service with a
+    URL in ``urls`` whose Authorization header takes the token from the client's ``$COWORKENV_TOKEN``."""
     exe = python or sys.executable
-    return {
-        "mcpServers": {
-            name: {
-                "command": exe,
-                "args": ["-m", "coworkenv.servers", "serve", name, "--db", str((db_dir / f"{name}.db").resolve())],
-            }
-            for name in services
-        }
-    }
+    urls = urls or {}
+    entries: dict[str, Any] = {}
+    for name in services:
+        if name in urls:
+            entries[name] = {"type": "http", "url": urls[name], "headers": dict(HTTP_AUTH_HEADER)}
+        else:
+            assert db_dir is not None, "stdio entries need a database folder"
+            db = str((db_dir / f"{name}.db").resolve())
+            entries[name] = {"command": exe, "args": ["-m", "coworkenv.servers", "serve", name, "--db", db]}
+    return {"mcpServers": entries}
+
+
+def parse_urls(values: tuple[str, ...]) -> dict[str, str]:
+    """``SERVICE=URL`` pairs of ``mcp-config --url``; a one-line error for a bad one."""
+    urls: dict[str, str] = {}
+    for value in values:
+        name, eq, url = value.partition("=")
+        name, url = name.strip(), url.strip()
+        if not eq or name not in SERVICES or not url.startswith(("http://", "https://")) or name in urls:
+            why = f"{name} is given twice" if name in urls else "it is not SERVICE=http(s)://HOST:PORT/mcp"
+            _fail(
+                f"--url {one_line(value, 200)!r}: {why}; e.g. --url tickets=http://10.0.0.5:8000/mcp "
+                f"(services: {', '.join(SERVICES)})"
+            )
+        urls[name] = url
+    return urls
 
 
 @click.command("mcp-config")
 @click.option(
     "--db-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Folder of the databases (created when missing).",
+    help="Folder of the databases of stdio entries (created when missing); needed unless every service has --url.",
 )
-@click.option("--services", default=",".join(SERVICES), show_default=True, help="Comma-separated service names.")
-def mcp_config_cmd(db_dir: Path, services: str) -> None:
-    """Print a .mcp.json for Claude Code with one stdio entry per service (redirect it to .mcp.json)."""
+@click.option("--services", help="Comma-separated service names. [default: all; with --url, the services given a URL]")
+@click.option(
+    "--url",
+    "url_values",
+    multiple=True,
+    help=f"SERVICE=URL: an HTTP entry for a service already served with `serve --transport http`; its "
+    f"Authorization header reads the token from ${TOKEN_ENV} in the client's environment. Repeatable.",
+)
+def mcp_config_cmd(db_dir: Path | None, services: str | None, url_values: tuple[str, ...]) -> None:
+    """Print a .mcp.json for Claude Code: one stdio entry per service, or HTTP entries with --url
+    (redirect it to .mcp.json)."""
+    urls = parse_urls(url_values)
+    if services is None:
+        services = ",".join(urls) if urls else ",".join(SERVICES)
     names = [s.strip() for s in services.split(",") if s.strip()]
     unknown = [n for n in names if n not in SERVICES]
     if unknown or not names:
         _fail(f"unknown service(s) {', '.join(unknown) or '(none given)'}; available: {', '.join(SERVICES)}")
-    make_folder(db_dir, "--db-dir")  # so each `serve` the client starts can create its database there
-    click.echo(json.dumps(mcp_config(db_dir, names), indent=2))
+    stdio = [n for n in names if n not in urls]
+    if stdio and db_dir is None:
+        _fail(f"pass --db-dir DIR for the stdio entries ({', '.join(stdio)}), or a --url SERVICE=URL for each")
+    if stdio and db_dir is not None:
+        make_folder(db_dir, "--db-dir")  # so each `serve` the client starts can create its database there
+    click.echo(json.dumps(mcp_config(db_dir, names, urls=urls), indent=2))
 
 
 def _demo() -> click.Command:

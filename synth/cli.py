@@ -83,9 +83,14 @@ def _print_adversaries(reports: list[TaskReport], width: int) -> None:
 
 
 def _report_json(r: TaskReport) -> dict[str, Any]:
+    """A task's report: its diagnostics, and what running it found (``execution``: the reference solution's
+    and the do-nothing run's grades, each mutation's score, each adversary's; null when it was not run)."""
     data = r.model_dump(mode="json", exclude={"execution"})
     adversaries = r.execution.adversaries if r.execution is not None else []
     data["adversaries"] = [a.model_dump(mode="json") for a in adversaries]
+    data["execution"] = (
+        r.execution.model_dump(mode="json", exclude={"diagnostics", "task_id"}) if r.execution is not None else None
+    )
     return data
 
 
@@ -104,6 +109,8 @@ def validate_cmd(
     """Validate task files or folders of them: static checks, then execution. Exits 1 if any task is invalid."""
     if not task_files(paths):
         raise click.ClickException(f"no task files (.json, .yaml, .yml, .jsonl) under {', '.join(map(str, paths))}")
+    if json_file is not None and not json_file.parent.is_dir():
+        raise click.ClickException(f"--json {json_file}: the folder {json_file.parent} does not exist; create it first")
 
     async def main() -> list[TaskReport]:
         return await validate_paths(paths, execute=not no_exec, via_mcp=via_mcp, adversaries=not no_adversaries)
@@ -119,7 +126,10 @@ def validate_cmd(
     )
     if json_file is not None:
         data = [_report_json(r) for r in reports]
-        json_file.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        try:
+            json_file.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise click.ClickException(f"cannot write --json {json_file}: {exc.strerror or exc}") from exc
         click.echo(f"diagnostics written to {json_file}")
     if invalid:
         sys.exit(1)

@@ -14,6 +14,7 @@ loads so that none can backtrack badly (:mod:`coworkenv.synth.regex_bounds`).
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Mapping
@@ -26,6 +27,18 @@ from coworkenv.synth.regex_bounds import pattern_problem
 
 OPERATORS = ("equals", "contains", "regex", "in", "gt", "gte", "lt", "lte", "exists", "any", "not")
 _MISSING = object()
+_ACCEPTED_KEYS = frozenset({*OPERATORS, "case_insensitive", "in_", "not_"})
+
+
+def unknown_operator_message(key: object) -> str:
+    """``unknown matcher operator 'contians' (did you mean 'contains'?); the operators are: …``."""
+    shown = str(key) if len(str(key)) <= 60 else str(key)[:59] + "…"
+    close = difflib.get_close_matches(str(key), [*OPERATORS, "case_insensitive"], n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return (
+        f"unknown matcher operator {shown!r}{hint}; the operators are: {', '.join(OPERATORS)} "
+        "(plus case_insensitive: true)"
+    )
 
 
 class Matcher(BaseModel):
@@ -53,6 +66,16 @@ class Matcher(BaseModel):
     case_insensitive: bool = Field(
         default=False, description="Compare text ignoring case (equals, contains, regex, in)."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_operators(cls, data: Any) -> Any:
+        """An unknown key is named in plain words, with the closest operator and the list of them all."""
+        if isinstance(data, Mapping):
+            for key in data:
+                if key not in _ACCEPTED_KEYS:
+                    raise ValueError(unknown_operator_message(key))
+        return data
 
     @model_validator(mode="after")
     def _one_operator(self) -> Matcher:

@@ -5,8 +5,10 @@ Every error names the file (and line, for JSON lines) and the field, and says wh
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from coworkenv.servers.kit.files import MAX_DEPTH, DocumentError, one_line, read_document
 from coworkenv.synth.task import Task
 
 SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
@@ -22,12 +25,13 @@ SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
 class TaskFileError(ValueError):
     """A task file that cannot be read, parsed or validated; the message names the file and the field."""
 
-    def __init__(self, source: str, message: str, field: str | None = None) -> None:
+    def __init__(self, source: str, message: str, field: str | None = None, *, whole: bool = False) -> None:
+        """``whole``: ``message`` already names the file and is the whole message."""
         self.source = source
         self.field = field
         self.detail = message
         where = f"{source}: field {field}" if field else source
-        super().__init__(f"{where}: {message}")
+        super().__init__(message if whole else f"{where}: {message}")
 
 
 @dataclass(frozen=True)
@@ -50,44 +54,157 @@ def format_loc(loc: Sequence[int | str]) -> str:
     return out or "(task)"
 
 
-def validation_errors(exc: ValidationError) -> list[tuple[str, str]]:
-    """(field path, message) for each problem of a pydantic validation error."""
-    out = []
-    for err in exc.errors():
-        msg = err["msg"]
-        if err["type"] == "missing":
-            msg = "is required but missing"
-        elif err["type"] == "extra_forbidden":
-            msg = "is not a known field (check the spelling against `coworkenv schema task`)"
-        out.append((format_loc(err["loc"]), msg))
+_NOT_GIVEN: Any = object()
+_MISMATCH_SUFFIXES = ("_type", "_parsing")
+_VALUE_PREFIXES = ("Value error, ", "Assertion failed, ")
+
+
+_TYPE_NAMES = frozenset({"str", "int", "float", "bool", "none", "dict", "list"})
+
+
+def _is_label(part: int | str) -> bool:
+    """A location part pydantic adds for a union member (``function-after[…]``, ``list[any]``, ``str``)."""
+    return isinstance(part, str) and ("[" in part or "(" in part or part in _TYPE_NAMES)
+
+
+def _holds(container: Any, part: int | str) -> bool:
+    if isinstance(container, dict):
+        return isinstance(part, str) and part in container
+    return isinstance(container, list) and isinstance(part, int) and -len(container) <= part < len(container)
+
+
+def clean_loc(loc: Sequence[int | str], data: Any = _NOT_GIVEN, missing: bool = False) -> list[int | str]:
+    """The path of the field in the document: the union member names and tags pydantic inserts are dropped.
+
+    With ``data`` (the document validated) a part is kept when the document has it there (or it is the last
+    part of a ``missing`` error); without it, only the parts that look like union member names are dropped.
+    """
+    out: list[int | str] = []
+    current = data
+    for index, part in enumerate(loc):
+        last = index == len(loc) - 1
+        if current is _NOT_GIVEN:
+            if not _is_label(part):
+                out.append(part)
+            continue
+        if _holds(current, part):
+            out.append(part)
+            current = current[part]
+        elif last and missing:
+            out.append(part)
+        # otherwise: a union member's name or a tag, not a field of the document
     return out
 
 
+def _is_mismatch(err_type: str) -> bool:
+    return err_type.endswith(_MISMATCH_SUFFIXES)
+
+
+def _message(err: Mapping[str, Any]) -> tuple[str, str | None]:
+    """(message, extra path part) for one pydantic error, in plain words."""
+    kind, msg, ctx = err["type"], str(err["msg"]), err.get("ctx") or {}
+    if kind == "missing":
+        return "is required but missing", None
+    if kind == "extra_forbidden":
+        return "is not a known field (check the spelling against `coworkenv schema task`)", None
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        key = str(ctx.get("discriminator", "kind")).strip("'\"")
+        expected = re.findall(r"'([^']*)'", str(ctx.get("expected_tags", "")))
+        if kind == "union_tag_not_found":
+            return "is required but missing" + (f"; use one of: {', '.join(expected)}" if expected else ""), key
+        tag = str(ctx.get("tag", ""))
+        close = difflib.get_close_matches(tag, expected, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"unknown {key} {one_line(tag, 60)!r}{hint}; use one of: {', '.join(expected)}", key
+    for prefix in _VALUE_PREFIXES:
+        if msg.startswith(prefix):
+            msg = msg[len(prefix) :]
+    return msg, None
+
+
+def validation_errors(exc: ValidationError, data: Any = _NOT_GIVEN) -> list[tuple[str, str]]:
+    """(field path, message) for each problem of a pydantic validation error, in plain words.
+
+    Paths are the document's own (``completion_checks[0].check.fields.status``, no union member names), and
+    when a value could have been one of several types, the "not a string / not a number" noise of the
+    types it was not meant to be is left out in favour of the problem with the one it was.
+    """
+    found: list[tuple[list[int | str], str, bool]] = []
+    for err in exc.errors():
+        message, extra = _message(err)
+        loc = clean_loc(err["loc"], data, missing=err["type"] == "missing")
+        if extra is not None:
+            loc.append(extra)
+        found.append((loc, message, _is_mismatch(err["type"])))
+    out: list[tuple[str, str]] = []
+    for loc, message, mismatch in found:
+        if mismatch and any(not m and other[: len(loc)] == loc for other, _, m in found):
+            continue
+        item = (format_loc(loc), one_line(message, 600))
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests deeper than ``limit`` containers (checked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children: Any = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _read_lines(p: Path) -> list[TaskDoc]:
+    """The documents of a .jsonl file, with the same checks as :func:`read_document` (UTF-8, depth, JSON)."""
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise TaskFileError(str(p), f"cannot read the file: {exc.strerror or exc}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TaskFileError(str(p), f"not UTF-8 text (bad byte at offset {exc.start}); save it as UTF-8") from exc
+    docs = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        source = f"{p}:{number}"
+        too_deep = f"nests deeper than {MAX_DEPTH} levels; flatten it"
+        try:
+            data = json.loads(line)
+        except RecursionError as exc:
+            raise TaskFileError(source, too_deep) from exc
+        except json.JSONDecodeError as exc:
+            raise TaskFileError(source, f"not valid JSON: {exc.msg} at column {exc.colno}") from exc
+        except (ValueError, OverflowError) as exc:
+            raise TaskFileError(source, one_line(f"not valid JSON: {exc}")) from exc
+        if _depth_exceeds(data, MAX_DEPTH):
+            raise TaskFileError(source, too_deep)
+        docs.append(TaskDoc(source, data))
+    return docs
+
+
 def read_documents(path: str | Path) -> list[TaskDoc]:
-    """Parse a task file into documents (one, or one per non-blank line of a .jsonl file)."""
+    """Parse a task file into documents (one, or one per non-blank line of a .jsonl file).
+
+    A file that can't be read, isn't UTF-8, doesn't parse or nests absurdly deep is a one-line
+    :class:`TaskFileError` naming the file.
+    """
     p = Path(path)
     if p.suffix not in SUFFIXES:
         raise TaskFileError(str(p), f"unknown task file type {p.suffix!r}; use one of {', '.join(SUFFIXES)}")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TaskFileError(str(p), f"cannot read the file: {exc.strerror}") from exc
     if p.suffix == ".jsonl":
-        docs = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                docs.append(TaskDoc(f"{p}:{number}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise TaskFileError(f"{p}:{number}", f"not valid JSON: {exc.msg} at column {exc.colno}") from exc
-        return docs
+        return _read_lines(p)
     try:
-        data = yaml.safe_load(text) if p.suffix in (".yaml", ".yml") else json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TaskFileError(str(p), f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
-    except yaml.YAMLError as exc:
-        raise TaskFileError(str(p), f"not valid YAML: {exc}") from exc
+        data = read_document(p, "task")
+    except DocumentError as exc:
+        raise TaskFileError(str(p), str(exc), whole=True) from exc
     return [TaskDoc(str(p), data)]
 
 
@@ -98,7 +215,7 @@ def parse_task(doc: TaskDoc) -> Task:
     try:
         return Task.model_validate(doc.data)
     except ValidationError as exc:
-        problems = validation_errors(exc)
+        problems = validation_errors(exc, doc.data)
         field, message = problems[0]
         more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
         raise TaskFileError(doc.source, message + more, field) from exc

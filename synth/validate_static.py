@@ -50,7 +50,7 @@ def validate_static(task: Task | Mapping[str, Any], registry: Registry | None = 
                     message=f"{field}: {message}",
                     fix="Make the task match the schema printed by `coworkenv schema task`.",
                 )
-                for field, message in validation_errors(exc)
+                for field, message in validation_errors(exc, task)
             ]
     out: list[Diagnostic] = []
     out += _services(task, reg)

@@ -7,16 +7,15 @@ service, table, record index and field, and nothing is loaded.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from coworkenv.servers.kit.audit import argument_problem, clip
 from coworkenv.servers.kit.errors import SeedError
+from coworkenv.servers.kit.files import DocumentError, read_document
 from coworkenv.servers.kit.records import SEED_CONTEXT
 
 if TYPE_CHECKING:
@@ -61,9 +60,11 @@ def parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
             if not loc:  # a rule across the record's own fields: name the record rather than echo it whole
                 bad = records[bad_index] if isinstance(bad_index, int) and bad_index < len(records) else {}
                 named = f" (record id {clip(str(bad['id']), 80)!r})" if "id" in bad else ""
-                raise SeedError(f"{where} field '(record)': {err['msg']}{named}") from exc
+                raise SeedError(f"{where} field '(record)': {err['msg'].removeprefix('Value error, ')}{named}") from exc
             field = ".".join(str(p) for p in loc)
-            raise SeedError(f"{where} field {field!r}: {err['msg']} (got {clip(repr(err.get('input')), 200)})") from exc
+            raise SeedError(
+                f"{where} field {field!r}: {err['msg'].removeprefix('Value error, ')} (got {clip(repr(err.get('input')), 200)})"
+            ) from exc
         seen: set[str] = set()
         for index, row in enumerate(clean):
             _check_storable(f"{service.name}.{table_name}[{index}]", row)
@@ -106,18 +107,13 @@ def _check_references(service: Service, seed: Seed) -> None:
 
 
 def load_seed(path: str | Path) -> dict[str, Any]:
-    """Read a seed document from a .json, .yaml or .yml file."""
+    """Read a seed document from a .json, .yaml or .yml file; a one-line :class:`SeedError` for a file that
+    cannot be read, is not UTF-8, does not parse or nests absurdly deep."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SeedError(f"cannot read seed file {p}: {exc.strerror}") from exc
-    try:
-        data = yaml.safe_load(text) if p.suffix in (".yaml", ".yml") else json.loads(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise SeedError(
-            f"seed file {p} is not valid {'YAML' if p.suffix in ('.yaml', '.yml') else 'JSON'}: {exc}"
-        ) from exc
+        data = read_document(p, "seed")
+    except DocumentError as exc:
+        raise SeedError(str(exc)) from exc
     if not isinstance(data, dict):
         raise SeedError(f"seed file {p} must hold an object {{table: [records]}}")
     return data

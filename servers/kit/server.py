@@ -12,7 +12,9 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
 from mcp.types import Tool as MCPTool
+from starlette.types import ASGIApp
 
+from coworkenv.servers.kit.http_auth import BearerTokenMiddleware, security_settings
 from coworkenv.servers.kit.state import ServiceState
 
 
@@ -52,3 +54,9 @@ class ServiceServer(MCPServer[Any]):
             structured_content=result.data,
             is_error=result.is_error,
         )
+
+    def http_app(self, host: str, token: str | None = None, allow_hosts: tuple[str, ...] = ()) -> ASGIApp:
+        """The streamable-HTTP ASGI app (endpoint /mcp) for a server bound to ``host``: Host/Origin checked
+        against the allowed values (421/403 otherwise), and with a token every request must carry it (401)."""
+        app: ASGIApp = self.streamable_http_app(host=host, transport_security=security_settings(host, allow_hosts))
+        return BearerTokenMiddleware(app, token) if token else app
