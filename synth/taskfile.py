@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from coworkenv.servers.kit.files import MAX_DEPTH, DocumentError, one_line, read_document
+from coworkenv.servers.kit.files import MAX_DEPTH, DocumentError, depth_exceeds, one_line, read_document
 from coworkenv.synth.task import Task
 
 SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
@@ -146,20 +146,6 @@ def validation_errors(exc: ValidationError, data: Any = _NOT_GIVEN) -> list[tupl
     return out
 
 
-def _depth_exceeds(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests deeper than ``limit`` containers (checked without recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children: Any = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is None:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
-
-
 def _read_lines(p: Path) -> list[TaskDoc]:
     """The documents of a .jsonl file, with the same checks as :func:`read_document` (UTF-8, depth, JSON)."""
     try:
@@ -184,7 +170,7 @@ def _read_lines(p: Path) -> list[TaskDoc]:
             raise TaskFileError(source, f"not valid JSON: {exc.msg} at column {exc.colno}") from exc
         except (ValueError, OverflowError) as exc:
             raise TaskFileError(source, one_line(f"not valid JSON: {exc}")) from exc
-        if _depth_exceeds(data, MAX_DEPTH):
+        if depth_exceeds(data, MAX_DEPTH):
             raise TaskFileError(source, too_deep)
         docs.append(TaskDoc(source, data))
     return docs

@@ -37,7 +37,7 @@ def one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _depth_exceeds(value: Any, limit: int) -> bool:
+def depth_exceeds(value: Any, limit: int) -> bool:
     """Whether ``value`` nests deeper than ``limit`` containers (checked without recursion)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
@@ -92,7 +92,7 @@ def read_document(path: str | Path, what: str = "seed") -> Any:
         raise DocumentError(one_line(f"{what} file {p} is not valid YAML: {_yaml_problem(exc)}")) from exc
     except (ValueError, OverflowError) as exc:  # e.g. a number JSON or YAML cannot represent
         raise DocumentError(one_line(f"{what} file {p} is not valid {kind}: {exc}")) from exc
-    if _depth_exceeds(data, MAX_DEPTH):
+    if depth_exceeds(data, MAX_DEPTH):
         raise DocumentError(too_deep)
     return data
 

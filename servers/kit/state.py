@@ -14,17 +14,17 @@ import os
 import sqlite3
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from coworkenv.servers.kit import audit, files
+from coworkenv.servers.kit import audit, connection, files
 from coworkenv.servers.kit.audit import MAX_MESSAGE, Outcome, argument_problem, clip, safe_value
 from coworkenv.servers.kit.clock import SimClock
-from coworkenv.servers.kit.errors import EnvironmentConfigError, NotFound, SeedError, ServiceError
+from coworkenv.servers.kit.context import ToolContext, ToolResult
+from coworkenv.servers.kit.errors import EnvironmentConfigError, SeedError, ServiceError
 from coworkenv.servers.kit.schema import schema_statements, schema_template, sortable_id
 from coworkenv.servers.kit.seed import Seed, load_seed, parse_seed
 from coworkenv.servers.kit.service import Service
@@ -33,79 +33,6 @@ from coworkenv.servers.kit.text import casefold
 from coworkenv.servers.kit.tool import ToolSpec
 
 log = logging.getLogger("coworkenv.servers")
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """What a tool call returned: structured data on success, a message on error."""
-
-    tool: str
-    outcome: Outcome
-    data: dict[str, Any] | None
-    text: str
-    seq: int
-
-    @property
-    def is_error(self) -> bool:
-        return self.outcome != "ok"
-
-
-class ToolContext:
-    """What a tool body sees: the tables, the simulated clock, id minting, and who is calling.
-
-    ``member`` is the workspace member a call acts as where a service has members (docs, chat): None means the
-    task's own user, the only one an agent or the user simulator can act as. Naming another member is a
-    privileged act of the Python API (:meth:`ServiceState.call_now`), never a tool argument."""
-
-    __slots__ = ("actor", "member", "state")
-
-    def __init__(self, state: ServiceState, actor: str, member: str | None = None) -> None:
-        self.state = state
-        self.actor = actor
-        self.member = member
-
-    def table(self, name: str) -> TableStore:
-        return self.state.tables[name]
-
-    @property
-    def now(self) -> datetime:
-        return self.state.clock.now()
-
-    def now_iso(self) -> str:
-        return self.state.clock.iso()
-
-    def fetch(self, table: str, record_id: str, kind: str, hint: str | None = None) -> Row:
-        """The row of ``table`` with this id, or :class:`NotFound` naming ``kind`` (with ``hint`` if given)."""
-        row = self.table(table).get(record_id)
-        if row is None:
-            raise NotFound(kind, record_id, hint)
-        return row
-
-    def new_id(self, table: str) -> str:
-        return self.state.new_id(table)
-
-    def paginate(
-        self,
-        table: str,
-        where: str,
-        params: list[Any],
-        order_by: str,
-        page_size: int,
-        page_token: str | None,
-    ) -> tuple[list[Row], int, str | None]:
-        """One page of a query: (rows, total matched, next page token or None)."""
-        offset = 0
-        if page_token:
-            if not page_token.isdigit():
-                raise ServiceError(
-                    f"page_token {page_token!r} is not valid.", "Pass the next_page_token of the previous page."
-                )
-            offset = int(page_token)
-        store = self.table(table)
-        total = store.count(where, params)
-        rows = store.select(where, params, order_by=order_by, limit=page_size, offset=offset)
-        nxt = offset + len(rows)
-        return rows, total, (str(nxt) if nxt < total else None)
 
 
 def _format_validation(tool: str, exc: ValidationError) -> str:
@@ -149,9 +76,8 @@ class ServiceState:
         holds no database yet is refused too (for readers: nothing is written).
         """
         parsed = parse_seed(service, seed or {})
-        _check_integers(service, parsed)
         if path is None:
-            conn = _connect(None)
+            conn = connection.connect(None)
             try:
                 state = cls(service, conn, SimClock(now) if now is not None else SimClock(), parsed)
                 state._create(persistent=False)
@@ -160,7 +86,7 @@ class ServiceState:
                 conn.close()
                 raise
         path = Path(path)
-        exists = path.exists() and not _is_blank(path)
+        exists = path.exists() and not connection.is_blank(path)
         if not create and not exists:
             raise EnvironmentConfigError(
                 f"{path} holds no database; create it with `coworkenv serve {service.name} --db {path} --seed FILE`"
@@ -179,13 +105,13 @@ class ServiceState:
         process created ``path`` first (and ``replace`` is off)."""
         tmp = files.new_temp_beside(path)
         try:
-            conn = _connect(tmp)
+            conn = connection.connect(tmp)
             try:
                 cls(service, conn, SimClock(now) if now is not None else SimClock(), seed)._create(persistent=True)
             finally:
                 conn.close()  # the last close folds the WAL into the file and removes it
             if replace:
-                if path.exists() and not _is_blank(path):
+                if path.exists() and not connection.is_blank(path):
                     files.checkpoint_and_drop_wal(path)
                 else:
                     files.remove_database(path)
@@ -210,18 +136,18 @@ class ServiceState:
         cls, service: Service, path: Path, seed: Mapping[str, Any] | None, now: str | datetime | None
     ) -> ServiceState:
         try:
-            conn = _connect(path, wal=False)
+            conn = connection.connect(path, wal=False)
         except sqlite3.Error as exc:
             raise EnvironmentConfigError(f"cannot open the database {path}: {exc}") from exc
         try:
             existing = cls._read_meta(conn)
-            _refuse_foreign(existing, path, service)
+            connection.refuse_foreign(existing, path, service)
             if seed:
                 raise EnvironmentConfigError(
                     f"{path} is already seeded; reset it (coworkenv serve --reset) or use a new file"
                 )
             clock = SimClock(now if now is not None else existing["now"])
-            _use_wal(conn)
+            connection.use_wal(conn)
             audit.migrate(conn)
             try:
                 stored_seed = parse_seed(service, json.loads(existing.get("seed", "{}")))
@@ -248,7 +174,7 @@ class ServiceState:
     def _check_owner(cls, path: Path, service: Service) -> None:
         """Refuse ``path`` unless it is a coworkenv database of ``service`` (reads only)."""
         try:
-            conn = _connect(path, wal=False)
+            conn = connection.connect(path, wal=False)
             try:
                 existing = cls._read_meta(conn)
             finally:
@@ -257,7 +183,7 @@ class ServiceState:
             raise EnvironmentConfigError(
                 f"cannot use {path} as a database: {exc}; pass a new file (or one `coworkenv serve` created)"
             ) from exc
-        _refuse_foreign(existing, path, service)
+        connection.refuse_foreign(existing, path, service)
 
     @staticmethod
     def _read_meta(conn: sqlite3.Connection) -> dict[str, str]:
@@ -283,7 +209,7 @@ class ServiceState:
         try:
             try:
                 self._load(self.seed)
-            except OverflowError as exc:  # _check_integers catches these first; a last guard
+            except OverflowError as exc:  # parse_seed refuses these first; a last guard
                 raise SeedError(f"{self.service.name}: a number in the seed is too large for SQLite ({exc})") from exc
             meta = {
                 "service": self.service.name,
@@ -504,105 +430,6 @@ def _typed_arguments(args: BaseModel) -> dict[str, Any] | None:
     except Exception:  # a value pydantic cannot write as JSON: keep the raw arguments rather than fail the call
         log.warning("arguments of %s cannot be written as JSON", type(args).__name__, exc_info=True)
         return None
-
-
-SQLITE_INT_MAX = 2**63 - 1
-BUSY_TIMEOUT_MS = 30_000
-"""How long one statement waits for another process's write lock before it retries."""
-LOCK_DEADLINE_S = 300.0
-"""How long a write transaction waits in all for the write lock of a database another process also serves."""
-
-
-class _FileConnection(sqlite3.Connection):
-    """A connection to a database file that other processes may serve too: every ``BEGIN`` takes the
-    write lock up front (``BEGIN IMMEDIATE``), waiting for it, so two writers queue instead of one failing
-    with "database is locked" when its read snapshot turns out stale at the first write."""
-
-    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
-        if sql != "BEGIN":
-            return super().execute(sql, parameters)
-        deadline = time.monotonic() + LOCK_DEADLINE_S
-        while True:
-            try:
-                return super().execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                busy = "locked" in str(exc) or "busy" in str(exc)
-                if not busy or time.monotonic() > deadline:
-                    raise
-                log.warning("waiting for the write lock of the database: %s", exc)
-
-
-def _connect(path: Path | None, wal: bool = True) -> sqlite3.Connection:
-    """A connection with the kit's settings: in memory, or a file with a busy timeout (and in WAL mode
-    unless ``wal`` is off: a file not yet known to be ours is only read)."""
-    if path is None:
-        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-    else:
-        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, factory=_FileConnection)
-    try:
-        conn.create_function("casefold", 1, casefold, deterministic=True)
-        if path is not None:
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        if path is not None and wal:
-            _use_wal(conn)
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def _refuse_foreign(meta: Mapping[str, str], path: Path, service: Service) -> None:
-    """A database whose ``_meta`` does not name ``service`` is someone else's: refuse it, change nothing."""
-    if meta.get("service") == service.name:
-        return
-    if not meta:
-        raise EnvironmentConfigError(
-            f"{path} is a SQLite database of something else (no coworkenv tables); it is left untouched: "
-            "pass a new file"
-        )
-    raise EnvironmentConfigError(
-        f"{path} holds the {meta.get('service')!r} service, not {service.name!r}; pass that service's database "
-        "or a new file"
-    )
-
-
-def _use_wal(conn: sqlite3.Connection) -> None:
-    """WAL mode: readers never wait for the writer, and another process's writer waits (busy timeout)."""
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-
-
-def _is_blank(path: Path) -> bool:
-    """An empty file, or a SQLite database with nothing in it: nobody's data, safe to build over."""
-    if files.is_empty_file(path):
-        return True
-    if not path.is_file():
-        return False
-    try:
-        with path.open("rb") as fh:
-            if fh.read(len(files.SQLITE_HEADER)) != files.SQLITE_HEADER:
-                return False
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            return conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
-        finally:
-            conn.close()
-    except (OSError, sqlite3.Error):
-        return False
-
-
-def _check_integers(service: Service, seed: Seed) -> None:
-    """Every integer field of a seed fits SQLite's 64-bit integers (checked before anything is written)."""
-    for name, rows in seed.items():
-        columns = [c.name for c in service.tables_by_name[name].columns if c.kind == "int"]
-        for index, row in enumerate(rows):
-            for column in columns:
-                value = row.get(column)
-                if isinstance(value, int) and not -SQLITE_INT_MAX - 1 <= value <= SQLITE_INT_MAX:
-                    raise SeedError(
-                        f"{service.name}.{name}[{index}] field {column!r}: an integer of {value.bit_length()} bits "
-                        f"is out of range (at most {SQLITE_INT_MAX})"
-                    )
 
 
 def canonical_json(value: Any) -> str:
