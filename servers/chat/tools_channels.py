@@ -17,7 +17,7 @@ Members = Annotated[
 
 
 @tool(idempotent=True)
-async def join_channel(ctx: ToolContext, channel: ChannelRef) -> Channel:
+def join_channel(ctx: ToolContext, channel: ChannelRef) -> Channel:
     """Join a public channel so the acting user can post in it. Private channels need an invitation from a member
     (invite_to_channel). Joining a channel one is already in changes nothing."""
     user = acting_user(ctx)
@@ -34,7 +34,7 @@ async def join_channel(ctx: ToolContext, channel: ChannelRef) -> Channel:
 
 
 @tool()
-async def create_channel(
+def create_channel(
     ctx: ToolContext,
     name: Annotated[
         str,
@@ -85,7 +85,7 @@ async def create_channel(
 
 
 @tool(idempotent=True)
-async def invite_to_channel(ctx: ToolContext, channel: ChannelRef, users: Members) -> Channel:
+def invite_to_channel(ctx: ToolContext, channel: ChannelRef, users: Members) -> Channel:
     """Add members to a channel the acting user is a member of (the only way into a private channel). Members
     already in the channel are left as they are."""
     user = acting_user(ctx)

@@ -25,7 +25,7 @@ _IS_MEMBER = "EXISTS (SELECT 1 FROM json_each(channels.members) WHERE value = ?)
 
 
 @tool(read_only=True)
-async def list_channels(
+def list_channels(
     ctx: ToolContext,
     query: Annotated[str | None, Field(description="Text in the channel name or topic. Example: 'finance'")] = None,
     member_only: Annotated[
@@ -52,7 +52,7 @@ async def list_channels(
 
 
 @tool(read_only=True)
-async def get_channel_history(
+def get_channel_history(
     ctx: ToolContext,
     channel: ChannelRef,
     oldest: Annotated[
@@ -80,7 +80,7 @@ async def get_channel_history(
 
 
 @tool(read_only=True)
-async def search_messages(
+def search_messages(
     ctx: ToolContext,
     query: Annotated[
         str | None, Field(description="Text to find in messages (literal, any case). Example: 'bank details'")
@@ -121,7 +121,7 @@ async def search_messages(
 
 
 @tool(read_only=True)
-async def get_thread(ctx: ToolContext, message_id: MessageId) -> Thread:
+def get_thread(ctx: ToolContext, message_id: MessageId) -> Thread:
     """Read a whole thread: the message that started it and every reply, oldest first. Give the id of the first
     message or of any reply."""
     user = acting_user(ctx)
@@ -138,7 +138,7 @@ async def get_thread(ctx: ToolContext, message_id: MessageId) -> Thread:
 
 
 @tool(read_only=True)
-async def list_users(
+def list_users(
     ctx: ToolContext,
     query: Annotated[str | None, Field(description="Text in the name, email or title. Example: 'finance'")] = None,
     page_size: PageSize = 50,
@@ -151,7 +151,7 @@ async def list_users(
 
 
 @tool(read_only=True)
-async def get_user(
+def get_user(
     ctx: ToolContext,
     user: Annotated[str, Field(description="The member's user id or email. Example: 'lena.ortiz@brightwave.io'")],
 ) -> User:

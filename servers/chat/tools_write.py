@@ -24,7 +24,7 @@ from coworkenv.servers.kit import ServiceError, ToolContext, tool
 
 
 @tool()
-async def post_message(ctx: ToolContext, channel: ChannelRef, text: Text) -> MessageView:
+def post_message(ctx: ToolContext, channel: ChannelRef, text: Text) -> MessageView:
     """Post a new top-level message in a channel the acting user is a member of (join a public channel first with
     join_channel). To answer a message use reply_in_thread; to write to one person use send_direct_message."""
     user = acting_user(ctx)
@@ -34,7 +34,7 @@ async def post_message(ctx: ToolContext, channel: ChannelRef, text: Text) -> Mes
 
 
 @tool()
-async def reply_in_thread(ctx: ToolContext, message_id: MessageId, text: Text) -> MessageView:
+def reply_in_thread(ctx: ToolContext, message_id: MessageId, text: Text) -> MessageView:
     """Reply in the thread of a message (starting the thread if it has none). Replying to a reply adds to the same
     thread. The acting user must be a member of the message's channel."""
     user = acting_user(ctx)
@@ -46,7 +46,7 @@ async def reply_in_thread(ctx: ToolContext, message_id: MessageId, text: Text) -
 
 
 @tool()
-async def send_direct_message(
+def send_direct_message(
     ctx: ToolContext,
     to: Annotated[
         str, Field(description="The member to write to: user id or email. Example: 'marco.rossi@brightwave.io'")
@@ -80,7 +80,7 @@ async def send_direct_message(
 
 
 @tool(idempotent=True)
-async def add_reaction(
+def add_reaction(
     ctx: ToolContext,
     message_id: MessageId,
     name: Annotated[

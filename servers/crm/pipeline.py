@@ -31,7 +31,7 @@ Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max
 
 
 @tool(read_only=True)
-async def search_opportunities(
+def search_opportunities(
     ctx: ToolContext,
     query: Annotated[str | None, Field(description="Text in the opportunity name. Example: 'renewal'")] = None,
     account_id: Annotated[str | None, Field(description="Only this account's deals. Example: 'acc_globex'")] = None,
@@ -60,7 +60,7 @@ async def search_opportunities(
 
 
 @tool(read_only=True)
-async def get_opportunity(ctx: ToolContext, opportunity_id: OpportunityId) -> OpportunityDetail:
+def get_opportunity(ctx: ToolContext, opportunity_id: OpportunityId) -> OpportunityDetail:
     """Read one opportunity with its account, its owner and the activities logged on it (newest first)."""
     row = rules.get_opportunity(ctx, opportunity_id)
     owner = ctx.table("users").get(row["owner_id"]) if row["owner_id"] else None
@@ -70,7 +70,7 @@ async def get_opportunity(ctx: ToolContext, opportunity_id: OpportunityId) -> Op
 
 
 @tool()
-async def create_opportunity(
+def create_opportunity(
     ctx: ToolContext,
     account_id: Annotated[str, Field(description="The account the deal is with. Example: 'acc_acme'")],
     name: Annotated[Text, Field(description="Deal name. Example: 'Acme Robotics - 2026 expansion'")],
@@ -110,7 +110,7 @@ def _closing(row: dict[str, Any], stage: str, amount: int, loss_reason: str | No
 
 
 @tool(destructive=True, idempotent=True)
-async def update_opportunity(
+def update_opportunity(
     ctx: ToolContext,
     opportunity_id: OpportunityId,
     stage: Annotated[Stage | None, Field(description="New stage. Example: 'negotiation'")] = None,
@@ -165,7 +165,7 @@ async def update_opportunity(
 
 
 @tool(destructive=True)
-async def reopen_opportunity(
+def reopen_opportunity(
     ctx: ToolContext,
     opportunity_id: OpportunityId,
     reason: Annotated[Text, Field(description="Why the deal is alive again. Example: 'Budget approved in Q2'")],
@@ -199,7 +199,7 @@ async def reopen_opportunity(
 
 
 @tool()
-async def log_activity(
+def log_activity(
     ctx: ToolContext,
     subject: Annotated[Text, Field(description="One-line summary. Example: 'Renewal call with Jamie'")],
     type: Annotated[ActivityType, Field(description="note, call, email or meeting. Example: 'call'")] = "note",
@@ -237,7 +237,7 @@ async def log_activity(
 
 
 @tool(read_only=True)
-async def list_activities(
+def list_activities(
     ctx: ToolContext,
     account_id: Annotated[str | None, Field(description="Only this account's history. Example: 'acc_acme'")] = None,
     contact_id: Annotated[str | None, Field(description="Only activities with this person. Example: 'con_sam'")] = None,

@@ -40,7 +40,7 @@ _OPEN = f"stage NOT IN ({', '.join(repr(s) for s in CLOSED_STAGES)})"
 
 
 @tool(read_only=True)
-async def list_users(
+def list_users(
     ctx: ToolContext,
     query: Annotated[str | None, Field(description="Text in the name, email or title. Example: 'account'")] = None,
     include_inactive: Annotated[bool, Field(description="Also list deactivated users. Example: false")] = False,
@@ -57,7 +57,7 @@ async def list_users(
 
 
 @tool(read_only=True)
-async def get_user(
+def get_user(
     ctx: ToolContext, user_id: Annotated[str, Field(description="The user's id. Example: 'usr_priya'")]
 ) -> User:
     """Read one CRM user (a staff member): name, email, job title and whether they are active."""
@@ -68,7 +68,7 @@ async def get_user(
 
 
 @tool(read_only=True)
-async def search_accounts(
+def search_accounts(
     ctx: ToolContext,
     query: Annotated[str | None, Field(description="Text in the account name or domain. Example: 'northwind'")] = None,
     tier: Annotated[list[Tier] | None, Field(description="Only these tiers. Example: ['enterprise']")] = None,
@@ -94,7 +94,7 @@ async def search_accounts(
 
 
 @tool(read_only=True)
-async def get_account(ctx: ToolContext, account_id: AccountId) -> AccountDetail:
+def get_account(ctx: ToolContext, account_id: AccountId) -> AccountDetail:
     """Read one account with its account manager (owner), all its contacts and its open opportunities.
     Use list_activities for its history and search_opportunities for closed deals."""
     row = rules.get_account(ctx, account_id)
@@ -105,7 +105,7 @@ async def get_account(ctx: ToolContext, account_id: AccountId) -> AccountDetail:
 
 
 @tool()
-async def create_account(
+def create_account(
     ctx: ToolContext,
     name: Annotated[Name, Field(description="The company name. Example: 'Stark Logistics'")],
     domain: Annotated[
@@ -157,7 +157,7 @@ def _status_change(ctx: ToolContext, row: dict[str, Any], status: str) -> None:
 
 
 @tool(destructive=True, idempotent=True)
-async def update_account(
+def update_account(
     ctx: ToolContext,
     account_id: AccountId,
     name: Annotated[Name | None, Field(description="New company name. Example: 'Northwind Traders Ltd'")] = None,
@@ -202,7 +202,7 @@ async def update_account(
 
 
 @tool(read_only=True)
-async def search_contacts(
+def search_contacts(
     ctx: ToolContext,
     query: Annotated[str | None, Field(description="Text in the name, email or title. Example: 'jamie'")] = None,
     account_id: Annotated[
@@ -219,14 +219,14 @@ async def search_contacts(
 
 
 @tool(read_only=True)
-async def get_contact(ctx: ToolContext, contact_id: ContactId) -> ContactDetail:
+def get_contact(ctx: ToolContext, contact_id: ContactId) -> ContactDetail:
     """Read one contact with the account (company) they belong to."""
     row = rules.get_contact(ctx, contact_id)
     return ContactDetail.model_validate({**row, "account": rules.get_account(ctx, row["account_id"])})
 
 
 @tool()
-async def create_contact(
+def create_contact(
     ctx: ToolContext,
     account_id: AccountId,
     name: Annotated[Name, Field(description="Full name. Example: 'Paula Wong'")],
@@ -249,7 +249,7 @@ async def create_contact(
 
 
 @tool(destructive=True, idempotent=True)
-async def update_contact(
+def update_contact(
     ctx: ToolContext,
     contact_id: ContactId,
     name: Annotated[Name | None, Field(description="New full name. Example: 'Jamie Lee-Park'")] = None,
@@ -276,7 +276,7 @@ async def update_contact(
 
 
 @tool(destructive=True, idempotent=True)
-async def delete_contact(ctx: ToolContext, contact_id: ContactId) -> DeletedContact:
+def delete_contact(ctx: ToolContext, contact_id: ContactId) -> DeletedContact:
     """Delete a contact permanently (e.g. a duplicate or someone who asked to be forgotten). Activities logged
     on them stay in the account's history, no longer linked to the person. This cannot be undone."""
     rules.get_contact(ctx, contact_id)

@@ -26,7 +26,7 @@ def _address(value: str) -> str:
 
 
 @tool()
-async def add_comment(
+def add_comment(
     ctx: ToolContext,
     document_id: DocumentId,
     body: Annotated[str, Field(min_length=1, description="The comment. Example: 'Should this limit be $1,000 now?'")],
@@ -58,7 +58,7 @@ async def add_comment(
 
 
 @tool(destructive=True, idempotent=True)
-async def resolve_comment(
+def resolve_comment(
     ctx: ToolContext,
     comment_id: Annotated[str, Field(description="The comment's id, from list_comments. Example: 'cmt_q1_1'")],
 ) -> Comment:
@@ -79,7 +79,7 @@ async def resolve_comment(
 
 
 @tool(destructive=True, idempotent=True)
-async def share_document(
+def share_document(
     ctx: ToolContext,
     document_id: DocumentId,
     email: ShareEmail,
@@ -102,7 +102,7 @@ async def share_document(
 
 
 @tool(destructive=True, idempotent=True)
-async def unshare_document(ctx: ToolContext, document_id: DocumentId, email: ShareEmail) -> DocumentView:
+def unshare_document(ctx: ToolContext, document_id: DocumentId, email: ShareEmail) -> DocumentView:
     """Take away the role a person was given on a document (needs editor access). Members of the workspace keep
     whatever workspace_role the document gives everyone."""
     user = acting_user(ctx)

@@ -49,7 +49,7 @@ def page_of(items: list[T], page_size: int, page_token: str | None) -> tuple[lis
 
 
 @tool(read_only=True)
-async def search_documents(
+def search_documents(
     ctx: ToolContext,
     query: Annotated[
         str | None, Field(description="Text to find in the title or content (literal, any case). Example: 'refund'")
@@ -82,7 +82,7 @@ async def search_documents(
 
 
 @tool(read_only=True)
-async def get_document(ctx: ToolContext, document_id: DocumentId) -> DocumentView:
+def get_document(ctx: ToolContext, document_id: DocumentId) -> DocumentView:
     """Read a document: title, full content, owner, sharing, and its current revision number. Pass that number
     as base_revision when you edit, so an edit made in between by someone else is not overwritten."""
     doc, role = document(ctx, document_id, acting_user(ctx))
@@ -90,7 +90,7 @@ async def get_document(ctx: ToolContext, document_id: DocumentId) -> DocumentVie
 
 
 @tool(read_only=True)
-async def list_revisions(
+def list_revisions(
     ctx: ToolContext, document_id: DocumentId, page_size: PageSize = 20, page_token: PageToken = None
 ) -> RevisionPage:
     """The edit history of a document, newest first: each revision's number, author, time and what the edit did.
@@ -111,7 +111,7 @@ async def list_revisions(
 
 
 @tool(read_only=True)
-async def get_revision(
+def get_revision(
     ctx: ToolContext,
     document_id: DocumentId,
     revision: Annotated[
@@ -131,7 +131,7 @@ async def get_revision(
 
 
 @tool(read_only=True)
-async def list_comments(
+def list_comments(
     ctx: ToolContext,
     document_id: DocumentId,
     include_resolved: Annotated[
@@ -148,7 +148,7 @@ async def list_comments(
 
 
 @tool(read_only=True)
-async def list_folders(
+def list_folders(
     ctx: ToolContext,
     parent_id: Annotated[
         str | None, Field(description="Only the folders inside this folder; omit for all. Example: 'fld_policies'")

@@ -28,7 +28,7 @@ Operation = Literal["replace", "append", "insert_after_heading", "append_to_sect
 
 
 @tool()
-async def create_document(
+def create_document(
     ctx: ToolContext,
     title: Title,
     content: Annotated[
@@ -74,7 +74,7 @@ async def create_document(
 
 
 @tool(destructive=True, idempotent=True)
-async def update_document(
+def update_document(
     ctx: ToolContext,
     document_id: DocumentId,
     title: Annotated[
@@ -109,7 +109,7 @@ async def update_document(
 
 
 @tool(destructive=True)
-async def edit_document(
+def edit_document(
     ctx: ToolContext,
     document_id: DocumentId,
     operation: Annotated[

@@ -24,7 +24,7 @@ def _set_labels(ctx: ToolContext, row: Row, labels: set[str]) -> Message:
 
 
 @tool(idempotent=True)
-async def modify_labels(
+def modify_labels(
     ctx: ToolContext,
     message_id: MessageId,
     add_label_ids: Annotated[
@@ -56,7 +56,7 @@ async def modify_labels(
 
 
 @tool(destructive=True, idempotent=True)
-async def trash_message(ctx: ToolContext, message_id: MessageId, user_id: UserId = "me") -> Message:
+def trash_message(ctx: ToolContext, message_id: MessageId, user_id: UserId = "me") -> Message:
     """Move a message to the trash (label TRASH). It drops out of searches unless include_spam_trash is true or
     TRASH is asked for; untrash_message brings it back with its other labels. Returns the updated message."""
     box = mailbox(ctx, user_id)
@@ -65,7 +65,7 @@ async def trash_message(ctx: ToolContext, message_id: MessageId, user_id: UserId
 
 
 @tool(idempotent=True)
-async def untrash_message(ctx: ToolContext, message_id: MessageId, user_id: UserId = "me") -> Message:
+def untrash_message(ctx: ToolContext, message_id: MessageId, user_id: UserId = "me") -> Message:
     """Take a message out of the trash, back where it was (its other labels were kept). Returns the message."""
     box = mailbox(ctx, user_id)
     row = message(ctx, box, message_id)
@@ -73,7 +73,7 @@ async def untrash_message(ctx: ToolContext, message_id: MessageId, user_id: User
 
 
 @tool()
-async def create_label(
+def create_label(
     ctx: ToolContext,
     name: Annotated[
         str,

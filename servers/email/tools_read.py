@@ -117,7 +117,7 @@ def _in_lists(columns: list[str], query: str) -> tuple[str, ...]:
 
 # ---------------------------------------------------------------------------------------------- tools
 @tool(read_only=True)
-async def get_profile(ctx: ToolContext, user_id: UserId = "me") -> Profile:
+def get_profile(ctx: ToolContext, user_id: UserId = "me") -> Profile:
     """Who you are in this email service: the mailbox's address and display name, and its message, thread and
     unread-inbox counts. Call it first to learn the user's own address."""
     box = mailbox(ctx, user_id)
@@ -140,7 +140,7 @@ async def get_profile(ctx: ToolContext, user_id: UserId = "me") -> Profile:
 
 
 @tool(read_only=True)
-async def search_messages(
+def search_messages(
     ctx: ToolContext,
     user_id: UserId = "me",
     text: Annotated[
@@ -201,14 +201,14 @@ async def search_messages(
 
 
 @tool(read_only=True)
-async def get_message(ctx: ToolContext, message_id: MessageId, user_id: UserId = "me") -> Message:
+def get_message(ctx: ToolContext, message_id: MessageId, user_id: UserId = "me") -> Message:
     """Read one message in full: sender, recipients, subject, body, labels, attachments and thread id.
     Reading does not mark it read; remove the UNREAD label with modify_labels for that."""
     return Message.model_validate(message(ctx, mailbox(ctx, user_id), message_id))
 
 
 @tool(read_only=True)
-async def get_thread(
+def get_thread(
     ctx: ToolContext,
     thread_id: Annotated[str, Field(description="The thread id of a message. Example: 'msg_7Hq2LkP0aZ31Xc'")],
     user_id: UserId = "me",
@@ -223,7 +223,7 @@ async def get_thread(
 
 
 @tool(read_only=True)
-async def list_labels(ctx: ToolContext, user_id: UserId = "me") -> LabelList:
+def list_labels(ctx: ToolContext, user_id: UserId = "me") -> LabelList:
     """List a mailbox's labels: the system labels (INBOX, SENT, DRAFT, TRASH, SPAM, STARRED, IMPORTANT, UNREAD)
     and the user's own labels, each with how many messages carry it and how many of those are unread."""
     box = mailbox(ctx, user_id)

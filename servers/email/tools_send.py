@@ -99,7 +99,7 @@ def _not_a_draft(original: Row, action: str) -> None:
 
 
 @tool()
-async def send_message(
+def send_message(
     ctx: ToolContext,
     to: To,
     subject: Subject,
@@ -119,7 +119,7 @@ async def send_message(
 
 
 @tool()
-async def reply_to_message(
+def reply_to_message(
     ctx: ToolContext,
     message_id: MessageId,
     body: Body,
@@ -155,7 +155,7 @@ async def reply_to_message(
 
 
 @tool()
-async def forward_message(
+def forward_message(
     ctx: ToolContext,
     message_id: MessageId,
     to: To,
@@ -196,7 +196,7 @@ async def forward_message(
 
 
 @tool()
-async def create_draft(
+def create_draft(
     ctx: ToolContext,
     to: To = [],  # noqa: B006
     subject: Annotated[str, Field(max_length=998, description="Example: 'Draft: renewal terms'")] = "",
@@ -238,7 +238,7 @@ def _draft(ctx: ToolContext, box: Row, draft_id: str) -> Row:
 
 
 @tool(idempotent=True)
-async def update_draft(
+def update_draft(
     ctx: ToolContext,
     draft_id: DraftId,
     to: Annotated[
@@ -264,7 +264,7 @@ async def update_draft(
 
 
 @tool()
-async def send_draft(ctx: ToolContext, draft_id: DraftId, user_id: UserId = "me") -> Message:
+def send_draft(ctx: ToolContext, draft_id: DraftId, user_id: UserId = "me") -> Message:
     """Send a saved draft as it stands: it loses the DRAFT label, gains SENT, and is delivered to its recipients.
     Returns the sent message (same id as the draft)."""
     box = mailbox(ctx, user_id)

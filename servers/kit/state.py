@@ -395,14 +395,7 @@ class ServiceState:
         conn = self.conn
         before = conn.total_changes
         try:
-            coro = spec.fn(ToolContext(self, actor, member), **{k: getattr(args, k) for k in type(args).model_fields})
-            try:
-                coro.send(None)
-            except StopIteration as stop:
-                model = stop.value
-            else:  # the body awaited something that suspended: not allowed inside a transaction
-                coro.close()
-                raise RuntimeError(f"tool {spec.name} suspended inside its transaction")
+            model = spec.fn(ToolContext(self, actor, member), **{k: getattr(args, k) for k in type(args).model_fields})
             data = model.model_dump(mode="json")
             return "ok", data, audit.to_json(data), conn.total_changes != before
         except ServiceError as exc:

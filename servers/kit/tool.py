@@ -10,14 +10,14 @@ from __future__ import annotations
 import inspect
 import types
 import typing
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-ToolFn = Callable[..., Coroutine[Any, Any, BaseModel]]
+ToolFn = Callable[..., BaseModel]
 T = TypeVar("T")
 
 MAX_ID = 200
@@ -97,14 +97,16 @@ def tool(
     title: str | None = None,
     name: str | None = None,
 ) -> Callable[[ToolFn], ToolSpec]:
-    """Turn ``async def fn(ctx, arg: Annotated[T, Field(description=...)], ...) -> Model`` into a ToolSpec.
+    """Turn ``def fn(ctx, arg: Annotated[T, Field(description=...)], ...) -> Model`` into a ToolSpec.
 
     The docstring is the description the model reads: say what the tool does and when to use it.
     """
 
     def wrap(fn: ToolFn) -> ToolSpec:
-        if not inspect.iscoroutinefunction(fn):
-            raise TypeError(f"tool {fn.__name__} must be an async function")
+        if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
+            raise TypeError(
+                f"tool {fn.__name__} must be a plain function: its body runs inside the dispatcher's transaction"
+            )
         hints = typing.get_type_hints(fn, include_extras=True)
         params = list(inspect.signature(fn).parameters.values())
         if not params or params[0].name != "ctx":

@@ -32,7 +32,7 @@ def _must_be_open(row: dict[str, Any], doing: str) -> None:
 
 
 @tool(read_only=True)
-async def list_disputes(
+def list_disputes(
     ctx: ToolContext,
     status: Annotated[
         list[DisputeStatus] | None,
@@ -52,14 +52,14 @@ async def list_disputes(
 
 
 @tool(read_only=True)
-async def get_dispute(ctx: ToolContext, dispute_id: DisputeId) -> Dispute:
+def get_dispute(ctx: ToolContext, dispute_id: DisputeId) -> Dispute:
     """Read one dispute: the disputed charge and amount, the reason, the status, the evidence so far and
     the deadline (evidence_due_by) for responding."""
     return Dispute.model_validate(_dispute(ctx, dispute_id))
 
 
 @tool()
-async def submit_dispute_evidence(
+def submit_dispute_evidence(
     ctx: ToolContext,
     dispute_id: DisputeId,
     evidence: Annotated[
@@ -100,7 +100,7 @@ async def submit_dispute_evidence(
 
 
 @tool(destructive=True, idempotent=True)
-async def close_dispute(ctx: ToolContext, dispute_id: DisputeId) -> Dispute:
+def close_dispute(ctx: ToolContext, dispute_id: DisputeId) -> Dispute:
     """Accept a dispute instead of contesting it: the disputed amount stays with the cardholder and the
     dispute is closed as lost. This cannot be undone; to contest it use submit_dispute_evidence instead."""
     row = _dispute(ctx, dispute_id)

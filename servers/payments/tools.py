@@ -73,7 +73,7 @@ def _email_taken(ctx: ToolContext, email: str, other_than: str | None = None) ->
 
 
 @tool(read_only=True)
-async def list_customers(
+def list_customers(
     ctx: ToolContext,
     email: Annotated[
         str | None,
@@ -92,7 +92,7 @@ async def list_customers(
 
 
 @tool(read_only=True)
-async def search_customers(
+def search_customers(
     ctx: ToolContext,
     query: Annotated[
         str,
@@ -112,13 +112,13 @@ async def search_customers(
 
 
 @tool(read_only=True)
-async def get_customer(ctx: ToolContext, customer_id: CustomerId) -> Customer:
+def get_customer(ctx: ToolContext, customer_id: CustomerId) -> Customer:
     """Read one customer: name, billing email, description, phone and metadata."""
     return Customer.model_validate(_customer(ctx, customer_id))
 
 
 @tool()
-async def create_customer(
+def create_customer(
     ctx: ToolContext,
     name: Annotated[
         str, Field(min_length=1, max_length=200, description="Company or person. Example: 'Vandelay Imports'")
@@ -150,7 +150,7 @@ async def create_customer(
 
 
 @tool(idempotent=True)
-async def update_customer(
+def update_customer(
     ctx: ToolContext,
     customer_id: CustomerId,
     name: Annotated[
@@ -188,7 +188,7 @@ async def update_customer(
 
 
 @tool(read_only=True)
-async def list_charges(
+def list_charges(
     ctx: ToolContext,
     customer: Annotated[str | None, Field(description="Only charges of this customer. Example: 'cus_acme'")] = None,
     status: Annotated[
@@ -229,7 +229,7 @@ def _refundable(ctx: ToolContext, charge: dict[str, Any]) -> tuple[int, str | No
 
 
 @tool(read_only=True)
-async def get_charge(ctx: ToolContext, charge_id: ChargeId) -> ChargeDetail:
+def get_charge(ctx: ToolContext, charge_id: ChargeId) -> ChargeDetail:
     """Read one charge with its refunds, its dispute (if any) and the amount that can still be refunded."""
     row = _charge(ctx, charge_id)
     refunds = ctx.table("refunds").select("charge = ?", [charge_id], order_by="created, id")
@@ -244,7 +244,7 @@ async def get_charge(ctx: ToolContext, charge_id: ChargeId) -> ChargeDetail:
 
 
 @tool(destructive=True)
-async def create_refund(
+def create_refund(
     ctx: ToolContext,
     charge: ChargeId,
     amount: Annotated[
@@ -292,7 +292,7 @@ async def create_refund(
 
 
 @tool(read_only=True)
-async def list_refunds(
+def list_refunds(
     ctx: ToolContext,
     charge: Annotated[str | None, Field(description="Only refunds of this charge. Example: 'ch_1001'")] = None,
     created_gte: CreatedGte = None,

@@ -73,7 +73,7 @@ def _detail(ctx: ToolContext, vendor: dict[str, Any]) -> VendorDetail:
 
 
 @tool(read_only=True)
-async def list_vendors(
+def list_vendors(
     ctx: ToolContext,
     query: Annotated[
         str | None, Field(description="Text in the name, email or website (any case). Example: 'stellar'")
@@ -89,13 +89,13 @@ async def list_vendors(
 
 
 @tool(read_only=True)
-async def get_vendor(ctx: ToolContext, vendor_id: VendorId) -> VendorDetail:
+def get_vendor(ctx: ToolContext, vendor_id: VendorId) -> VendorDetail:
     """Read one vendor with the bank account its payouts go to (account number masked to its last four)."""
     return _detail(ctx, _vendor(ctx, vendor_id))
 
 
 @tool(read_only=True)
-async def list_bank_accounts(
+def list_bank_accounts(
     ctx: ToolContext,
     vendor: Annotated[str | None, Field(description="Only accounts of this vendor. Example: 'ven_stellar'")] = None,
     customer: Annotated[str | None, Field(description="Only accounts of this customer. Example: 'cus_globex'")] = None,
@@ -118,7 +118,7 @@ async def list_bank_accounts(
 
 
 @tool()
-async def request_bank_account_change(
+def request_bank_account_change(
     ctx: ToolContext,
     vendor_id: VendorId,
     requested_by: Annotated[Email, Field(description="Email of whoever asked. Example: 'billing@stellarprint.com'")],
@@ -159,7 +159,7 @@ async def request_bank_account_change(
 
 
 @tool(read_only=True)
-async def list_bank_change_requests(
+def list_bank_change_requests(
     ctx: ToolContext,
     vendor: Annotated[str | None, Field(description="Only requests for this vendor. Example: 'ven_stellar'")] = None,
     status: Annotated[
@@ -180,7 +180,7 @@ async def list_bank_change_requests(
 
 
 @tool(idempotent=True)
-async def reject_bank_change_request(
+def reject_bank_change_request(
     ctx: ToolContext,
     request_id: RequestId,
     reason: Annotated[
@@ -199,7 +199,7 @@ async def reject_bank_change_request(
 
 
 @tool(destructive=True)
-async def update_vendor_bank_account(
+def update_vendor_bank_account(
     ctx: ToolContext,
     vendor_id: VendorId,
     change_request_id: Annotated[
@@ -277,7 +277,7 @@ async def update_vendor_bank_account(
 
 
 @tool(destructive=True)
-async def create_payout(
+def create_payout(
     ctx: ToolContext,
     vendor_id: VendorId,
     amount: Annotated[PositiveCents, Field(description="Cents to pay. Example: 184000 (= $1,840.00)")],
@@ -324,7 +324,7 @@ async def create_payout(
 
 
 @tool(read_only=True)
-async def list_payouts(
+def list_payouts(
     ctx: ToolContext,
     vendor: Annotated[str | None, Field(description="Only payouts to this vendor. Example: 'ven_stellar'")] = None,
     status: Annotated[

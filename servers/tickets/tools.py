@@ -56,7 +56,7 @@ def _touch(ctx: ToolContext, ticket_id: str, changes: dict[str, Any]) -> Ticket:
 
 
 @tool(read_only=True)
-async def search_tickets(
+def search_tickets(
     ctx: ToolContext,
     query: Annotated[str | None, Field(description="Text to find in subject or description. Example: 'refund'")] = None,
     status: Annotated[list[Status] | None, Field(description="Only these statuses. Example: ['new', 'open']")] = None,
@@ -101,7 +101,7 @@ async def search_tickets(
 
 
 @tool(read_only=True)
-async def get_ticket(ctx: ToolContext, ticket_id: TicketId) -> TicketDetail:
+def get_ticket(ctx: ToolContext, ticket_id: TicketId) -> TicketDetail:
     """Read one ticket with its whole conversation (public replies and internal notes)."""
     row = _ticket(ctx, ticket_id)
     comments = ctx.table("comments").select("ticket_id = ?", [ticket_id], order_by="created_at, id")
@@ -109,7 +109,7 @@ async def get_ticket(ctx: ToolContext, ticket_id: TicketId) -> TicketDetail:
 
 
 @tool()
-async def create_ticket(
+def create_ticket(
     ctx: ToolContext,
     subject: Annotated[
         str, Field(min_length=1, max_length=300, description="One-line summary. Example: 'Cannot log in'")
@@ -143,7 +143,7 @@ async def create_ticket(
 
 
 @tool(idempotent=True, destructive=True)
-async def update_ticket(
+def update_ticket(
     ctx: ToolContext,
     ticket_id: TicketId,
     status: Annotated[Status | None, Field(description="New status. Example: 'pending'")] = None,
@@ -178,7 +178,7 @@ async def update_ticket(
 
 
 @tool()
-async def add_comment(
+def add_comment(
     ctx: ToolContext,
     ticket_id: TicketId,
     body: Annotated[str, Field(min_length=1, description="The text of the comment.")],
@@ -210,7 +210,7 @@ async def add_comment(
 
 
 @tool(idempotent=True, destructive=True)
-async def assign_ticket(
+def assign_ticket(
     ctx: ToolContext,
     ticket_id: TicketId,
     assignee_id: Annotated[str, Field(description="The agent to assign. Example: 'usr_agent1'")],
@@ -231,7 +231,7 @@ async def assign_ticket(
 
 
 @tool(destructive=True)
-async def escalate_ticket(
+def escalate_ticket(
     ctx: ToolContext,
     ticket_id: TicketId,
     reason: Annotated[str, Field(min_length=1, description="Why it needs escalation; kept as an internal note.")],
@@ -261,7 +261,7 @@ async def escalate_ticket(
 
 
 @tool(read_only=True)
-async def list_organizations(
+def list_organizations(
     ctx: ToolContext,
     query: Annotated[str | None, Field(description="Text in the name or domain. Example: 'northwind'")] = None,
     page_size: PageSize = 20,
@@ -274,7 +274,7 @@ async def list_organizations(
 
 
 @tool(read_only=True)
-async def get_organization(
+def get_organization(
     ctx: ToolContext,
     organization_id: Annotated[str, Field(description="The organization's id. Example: 'org_acme'")],
 ) -> Organization:
@@ -284,7 +284,7 @@ async def get_organization(
 
 
 @tool(read_only=True)
-async def search_users(
+def search_users(
     ctx: ToolContext,
     query: Annotated[str | None, Field(description="Text in the name or email. Example: 'lee@'")] = None,
     role: Annotated[str | None, Field(description="end-user, agent or admin")] = None,

@@ -40,21 +40,21 @@ class Done(BaseModel):
 
 
 @tool()
-async def add_then_fail(ctx: ToolContext, text: Annotated[str, Field(description="x")]) -> Done:
+def add_then_fail(ctx: ToolContext, text: Annotated[str, Field(description="x")]) -> Done:
     """Inserts a note, then fails as a business error."""
     ctx.table("notes").insert({"id": ctx.new_id("notes"), "text": text})
     raise ServiceError("refused after writing", "Do something else.")
 
 
 @tool()
-async def add_then_crash(ctx: ToolContext, text: Annotated[str, Field(description="x")]) -> Done:
+def add_then_crash(ctx: ToolContext, text: Annotated[str, Field(description="x")]) -> Done:
     """Inserts a note, then crashes."""
     ctx.table("notes").insert({"id": ctx.new_id("notes"), "text": text})
     raise RuntimeError("bug")
 
 
 @tool()
-async def add_note(ctx: ToolContext, text: Annotated[str, Field(description="x")]) -> Done:
+def add_note(ctx: ToolContext, text: Annotated[str, Field(description="x")]) -> Done:
     """Inserts a note."""
     note_id = ctx.new_id("notes")
     ctx.table("notes").insert({"id": note_id, "text": text})
@@ -236,22 +236,22 @@ def test_every_service_tool_describes_itself_and_each_argument() -> None:
 
 
 def test_the_tool_decorator_refuses_functions_it_cannot_describe() -> None:
-    def sync_tool(ctx: ToolContext) -> Done:
+    async def awaiting_tool(ctx: ToolContext) -> Done:
         """doc"""
         return Done(id="x")
 
-    async def no_doc(ctx: ToolContext) -> Done:
+    def no_doc(ctx: ToolContext) -> Done:
         return Done(id="x")
 
-    async def untyped_result(ctx: ToolContext):  # type: ignore[no-untyped-def]
+    def untyped_result(ctx: ToolContext):  # type: ignore[no-untyped-def]
         """doc"""
 
-    async def no_ctx(x: int) -> Done:
+    def no_ctx(x: int) -> Done:
         """doc"""
         return Done(id="x")
 
     for fn, message in (
-        (sync_tool, "async"),
+        (awaiting_tool, "plain function"),
         (no_doc, "docstring"),
         (untyped_result, "pydantic model"),
         (no_ctx, "ctx"),
