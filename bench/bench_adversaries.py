@@ -22,12 +22,12 @@ from collections import Counter, defaultdict
 
 import anyio
 
-from coworkenv.synth.library import example_ids, load_example
-from coworkenv.synth.plan import coverage_plan, load_plan
-from coworkenv.synth.procedural import build_task, derive_seed
-from coworkenv.synth.task import Task
-from coworkenv.synth.validate_adversaries import adversary_results
-from coworkenv.synth.validate_exec import validate_exec
+from coworkenv.synth.contract.library import example_ids, load_example
+from coworkenv.synth.contract.task import Task
+from coworkenv.synth.contract.validation.adversarial import adversary_results
+from coworkenv.synth.contract.validation.execution import validate_exec
+from coworkenv.synth.generate.plan import coverage_plan, load_plan
+from coworkenv.synth.generate.procedural import build_task, derive_seed
 
 COLUMNS = ("reference", "noop", "spray", "dump", "dump_numbers", "empty_reply", "random_args", "reference+*")
 Samples = dict[str, dict[str, list[tuple[bool, float]]]]

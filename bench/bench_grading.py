@@ -19,12 +19,12 @@ from typing import Any
 
 import anyio
 
-from coworkenv.synth.grader import grade
-from coworkenv.synth.library import load_examples
-from coworkenv.synth.runner import run_steps
-from coworkenv.synth.task import Task
-from coworkenv.synth.validate import validate_task
-from coworkenv.synth.validate_static import validate_static
+from coworkenv.synth.contract.grader import grade
+from coworkenv.synth.contract.library import load_examples
+from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.task import Task
+from coworkenv.synth.contract.validation.static import validate_static
+from coworkenv.synth.contract.validation.validate import validate_task
 
 
 def samples_ms(fn: Callable[[], Any], repeat: int) -> list[float]:

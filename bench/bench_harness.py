@@ -28,8 +28,8 @@ from coworkenv.harness.episode import EpisodeConfig, run_episode
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.run import RunOptions, run_tasks
 from coworkenv.servers.kit import Environment
-from coworkenv.synth.library import load_examples
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.library import load_examples
+from coworkenv.synth.contract.task import Task
 
 
 def rss_kib() -> int:

@@ -18,10 +18,10 @@ from collections import defaultdict
 
 import anyio
 
-from coworkenv.synth.plan import coverage_plan, load_plan
-from coworkenv.synth.procedural import build_task, derive_seed
-from coworkenv.synth.synthesize import synthesize
-from coworkenv.synth.validate import validate_task
+from coworkenv.synth.contract.validation.validate import validate_task
+from coworkenv.synth.generate.plan import coverage_plan, load_plan
+from coworkenv.synth.generate.procedural import build_task, derive_seed
+from coworkenv.synth.generate.synthesize import synthesize
 
 
 def build_only(count: int, seed: int) -> tuple[float, dict[str, list[float]]]:

@@ -22,11 +22,11 @@ from coworkenv.harness.metrics import format_summary, summarize
 from coworkenv.harness.run import RunError, RunOptions, load_task_set, run_tasks
 from coworkenv.harness.tools import TRANSPORTS
 from coworkenv.harness.trajectory import read_trajectories, trajectory_path
-from coworkenv.synth.taskfile import TaskFileError
+from coworkenv.synth.contract.taskfile import TaskFileError
 
 
 def _task_sources(values: tuple[str, ...]) -> list[Path]:
-    from coworkenv.synth.library import examples_dir
+    from coworkenv.synth.contract.library import examples_dir
 
     out = []
     for v in values:

@@ -15,7 +15,6 @@ import hashlib
 import shutil
 import tempfile
 import time
-import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,15 +26,14 @@ import anyio
 from coworkenv.harness.agents.base import EpisodeAgent, InfrastructureError, ModelAgent
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.session import EpisodeSession, LimitReached
-from coworkenv.harness.tools import Transport, open_door, stdio_config, system_prompt
+from coworkenv.harness.tools import Transport, open_door, resolve_services, system_prompt
 from coworkenv.harness.trajectory import Trajectory, scrub_error, task_fields
 from coworkenv.harness.user_sim import ScriptedUser, UserSimulator
 from coworkenv.servers.kit import Environment, canonical_json
-from coworkenv.synth.grader import grade
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.grader import grade
+from coworkenv.synth.contract.task import Task
 
 Agent = ModelAgent | EpisodeAgent
-_PRISTINE_HASHES: weakref.WeakKeyDictionary[Environment, str] = weakref.WeakKeyDictionary()
 UserFactory = Callable[[Task], UserSimulator]
 
 
@@ -61,16 +59,6 @@ def _environment(task: Task, transport: Transport, pristine: Environment | None,
     if pristine is not None:
         return pristine.fork()
     return Environment.create(task.seeds(), now=task.now)
-
-
-def _initial_hash(env: Environment, pristine: Environment | None) -> str:
-    """The state hash at the start; a fork has its pristine environment's, computed once per pristine."""
-    if pristine is None:
-        return env.state_hash()
-    known = _PRISTINE_HASHES.get(pristine)
-    if known is None:
-        known = _PRISTINE_HASHES[pristine] = pristine.state_hash()
-    return known
 
 
 @contextmanager
@@ -142,6 +130,7 @@ async def run_episode(
     trial: int = 0,
     config: EpisodeConfig | None = None,
     pristine: Environment | None = None,
+    pristine_hash: str | None = None,
     user: UserFactory | None = None,
     faults: FaultInjector | None = None,
 ) -> Trajectory:
@@ -159,28 +148,31 @@ async def run_episode(
     )
     with episode_folder(transport == "stdio") as db_dir:
         try:
+            services = resolve_services(tuple(task.services))
             env = _environment(task, transport, pristine, db_dir)
         except Exception as exc:
             record.status, record.error = "infra_error", scrub_error(f"could not build the environment: {exc}")
             record.wall_s = round(time.perf_counter() - t0, 6)
             return record
         try:
-            record.initial_state_hash = _initial_hash(env, pristine if transport != "stdio" else None)
+            forked = pristine is not None and transport != "stdio"
+            record.initial_state_hash = pristine_hash if forked and pristine_hash else env.state_hash()
             session: EpisodeSession | None = None
             try:
-                async with open_door(env, task.services, transport, db_dir) as door:
+                async with open_door(env, services, transport, db_dir) as door:
                     session = EpisodeSession(
                         task,
                         env,
                         door,
                         (user or ScriptedUser)(task),
-                        system_prompt=system_prompt(task),
+                        read_only=services.read_only,
+                        system_prompt=system_prompt(task, services),
                         max_turns=config.max_turns,
                         max_tool_calls=config.max_tool_calls,
                         anchors=config.anchors,
                         faults=faults,
                         db_dir=db_dir,
-                        mcp_config=stdio_config(db_dir, task.services) if db_dir else None,
+                        mcp_config=services.stdio_config(db_dir) if db_dir else None,
                         initial_hash=record.initial_state_hash,
                     )
                     await _play(agent, session, config.wall_time_s, record)

@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from coworkenv.synth.contract.turns import TOOL_SEPARATOR
 from coworkenv.synth.providers import Usage
-from coworkenv.synth.turns import TOOL_SEPARATOR
 
 
 def qualified_name(service: str, tool: str) -> str:

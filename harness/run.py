@@ -30,9 +30,9 @@ from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.progress import Progress
 from coworkenv.harness.trajectory import FILENAME, Trajectory, TrajectoryWriter, read_lines
 from coworkenv.servers.kit import Environment
+from coworkenv.synth.contract.task import Task
+from coworkenv.synth.contract.taskfile import load_tasks, task_files
 from coworkenv.synth.providers import scrub
-from coworkenv.synth.task import Task
-from coworkenv.synth.taskfile import load_tasks, task_files
 
 RUN_FILE = "run.json"
 
@@ -108,10 +108,12 @@ class _Pristine:
     task: Task
     left: int
     env: Environment | None = None
+    state_hash: str | None = None  # the pristine state's hash: every fork starts from it
 
     def get(self) -> Environment:
         if self.env is None:
             self.env = Environment.create(self.task.seeds(), now=self.task.now)
+            self.state_hash = self.env.state_hash()
         return self.env
 
     def get_or_none(self) -> Environment | None:
@@ -169,6 +171,7 @@ class Runner:
                 trial=trial,
                 config=self.options.episode,
                 pristine=env,
+                pristine_hash=pristine.state_hash if env is not None else None,
                 user=self.user,
                 faults=self.faults,
             )

@@ -17,13 +17,12 @@ import anyio
 
 from coworkenv.harness.agents.base import InfrastructureError
 from coworkenv.harness.faults import FaultInjector
-from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, Usage, qualified_name, split_name
+from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, Usage, split_name
 from coworkenv.harness.tools import CallOutcome, Door
 from coworkenv.harness.trajectory import ToolStepRecord, TurnRecord, UserEvent
 from coworkenv.harness.user_sim import UserContext, UserSimulator
 from coworkenv.servers.kit import Environment
-from coworkenv.servers.registry import get_service
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.task import Task
 
 
 class LimitReached(Exception):
@@ -42,6 +41,7 @@ class EpisodeSession:
         door: Door,
         user: UserSimulator,
         *,
+        read_only: frozenset[str],
         system_prompt: str,
         max_turns: int,
         max_tool_calls: int,
@@ -78,12 +78,7 @@ class EpisodeSession:
         self.ended = False
         self._pending: list[str] = []
         self._known = {t.name for t in self.tools}
-        self._read_only = {
-            qualified_name(name, spec.name)
-            for name in task.services
-            for spec in get_service(name).tools
-            if spec.read_only
-        }
+        self._read_only = read_only  # qualified names of the tools that change nothing
         self._anchor: str | None = initial_hash
         self._edits_seen = 0
         self.ctx = UserContext(task, env, self.messages, self.user_events, self.elapsed)

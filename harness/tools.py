@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -21,33 +22,59 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from coworkenv.harness.messages import ToolView, qualified_name
-from coworkenv.servers.kit import Environment, format_time, parse_time
+from coworkenv.servers.kit import Environment, Service, format_time, parse_time
+from coworkenv.servers.kit.audit import argument_problem
+from coworkenv.servers.mcp_config import mcp_config
 from coworkenv.servers.registry import get_service
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.task import Task
 
 Transport = Literal["direct", "mcp", "stdio"]
 TRANSPORTS: tuple[Transport, ...] = ("direct", "mcp", "stdio")
-_VIEWS: dict[str, list[ToolView]] = {}
+
+
+@dataclass(frozen=True)
+class TaskServices:
+    """A task's services, resolved from the registry once when an episode starts. The door, the session, the
+    system prompt and the stdio config all read from it; nothing further down climbs back to the registry."""
+
+    names: tuple[str, ...]
+    titles: tuple[str, ...]
+    tools: tuple[ToolView, ...]  # as the agent sees them: <service>__<tool>
+    read_only: frozenset[str]  # qualified names of the tools that change nothing
+
+    def stdio_config(self, db_dir: Path) -> dict[str, Any]:
+        """The ``.mcp.json`` of these services served over stdio from ``db_dir``."""
+        return mcp_config(db_dir, list(self.names), python=sys.executable)
+
+
+def _views(service: Service) -> tuple[ToolView, ...]:
+    return tuple(
+        ToolView(
+            name=qualified_name(service.name, spec.name),
+            service=service.name,
+            tool=spec.name,
+            description=spec.description,
+            input_schema=spec.input_schema(),
+        )
+        for spec in service.tools
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def resolve_services(names: tuple[str, ...]) -> TaskServices:
+    """The services of these names (an unknown name raises the registry's one-line error). Cached: do not mutate."""
+    services = [get_service(name) for name in names]
+    return TaskServices(
+        names=names,
+        titles=tuple(s.title for s in services),
+        tools=tuple(view for s in services for view in _views(s)),
+        read_only=frozenset(qualified_name(s.name, spec.name) for s in services for spec in s.tools if spec.read_only),
+    )
 
 
 def tool_views(services: Sequence[str]) -> list[ToolView]:
-    """The tools of these services as the agent sees them (from the service registry; cached: do not mutate)."""
-    out: list[ToolView] = []
-    for name in services:
-        if name not in _VIEWS:
-            service = get_service(name)
-            _VIEWS[name] = [
-                ToolView(
-                    name=qualified_name(name, spec.name),
-                    service=name,
-                    tool=spec.name,
-                    description=spec.description,
-                    input_schema=spec.input_schema(),
-                )
-                for spec in service.tools
-            ]
-        out += _VIEWS[name]
-    return out
+    """The tools of these services as the agent sees them."""
+    return list(resolve_services(tuple(services)).tools)
 
 
 def openai_tools(tools: Sequence[ToolView]) -> list[dict[str, Any]]:
@@ -58,17 +85,15 @@ def openai_tools(tools: Sequence[ToolView]) -> list[dict[str, Any]]:
     ]
 
 
-def system_prompt(task: Task) -> str:
+def system_prompt(task: Task, services: TaskServices | None = None) -> str:
     """The agent's instructions: a coworker with these services' tools, on the task's simulated date."""
     now = parse_time(task.now)
-    services = []
-    for name in task.services:
-        service = get_service(name)
-        services.append(f"- {name}: {service.title}")
+    resolved = services or resolve_services(tuple(task.services))
+    listed = [f"- {name}: {title}" for name, title in zip(resolved.names, resolved.titles, strict=True)]
     lines = [
         "You are an AI coworker. A colleague asks you for help with their work, and you do it with the tools of "
         "these workplace services (each tool is named <service>__<tool>):",
-        *services,
+        *listed,
         "",
         f"Today is {now:%A, %d %B %Y}, {now:%H:%M} UTC ({format_time(now)}). This is the simulated date: "
         "use it for anything that depends on time.",
@@ -97,9 +122,9 @@ class Door(Protocol):
 
 
 class DirectDoor:
-    def __init__(self, env: Environment, services: Sequence[str]) -> None:
+    def __init__(self, env: Environment, services: TaskServices) -> None:
         self.env = env
-        self.tools = tool_views(services)
+        self.tools = list(services.tools)
 
     async def call(self, service: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         result = await self.env.call(service, tool, arguments, actor="agent")
@@ -133,8 +158,6 @@ def _unsendable(arguments: Any) -> str | None:
 
     An MCP client that fails to encode a request breaks its session, so such a call never reaches the
     server (and has no audit row there); the agent gets the invalid-arguments answer the server would give."""
-    from coworkenv.servers.kit.audit import argument_problem
-
     return argument_problem(arguments)
 
 
@@ -152,16 +175,9 @@ async def _listed(service: str, client: Client) -> list[ToolView]:
     ]
 
 
-def stdio_config(db_dir: Path, services: Sequence[str]) -> dict[str, Any]:
-    """The ``.mcp.json`` of an episode's services served over stdio from ``db_dir``."""
-    from coworkenv.servers.cli import mcp_config
-
-    return mcp_config(db_dir, list(services), python=sys.executable)
-
-
 @asynccontextmanager
 async def open_door(
-    env: Environment, services: Sequence[str], transport: Transport = "direct", db_dir: Path | None = None
+    env: Environment, services: TaskServices, transport: Transport = "direct", db_dir: Path | None = None
 ) -> AsyncIterator[Door]:
     """The door of an episode, open for its duration (clients and subprocesses closed on exit)."""
     if transport == "direct":
@@ -173,8 +189,8 @@ async def open_door(
         if transport == "stdio":
             if db_dir is None:
                 raise ValueError("the stdio transport needs the folder of the services' databases")
-            config = stdio_config(db_dir, services)["mcpServers"]
-        for name in services:
+            config = services.stdio_config(db_dir)["mcpServers"]
+        for name in services.names:
             target: Any = env.server(name) if transport == "mcp" else StdioServerParameters(**config[name])
             clients[name] = await stack.enter_async_context(Client(target))
             tools += await _listed(name, clients[name])

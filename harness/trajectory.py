@@ -26,9 +26,9 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from coworkenv.harness.messages import Message, Usage
-from coworkenv.synth.grader import Grade
+from coworkenv.synth.contract.grader import Grade
+from coworkenv.synth.contract.task import Task
 from coworkenv.synth.providers import redact_url_credentials, scrub
-from coworkenv.synth.task import Task
 
 FORMAT = "coworkenv.trajectory/1"
 FILENAME = "trajectories.jsonl"
@@ -38,7 +38,6 @@ _SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
 MAX_ARGUMENT_DEPTH = 32
 """Tool arguments are recorded to this depth (records must stay readable: JSON parsers stop near 200 levels)."""
 TOO_DEEP = f"[cut: nested deeper than {MAX_ARGUMENT_DEPTH} levels]"
-_SAFETY_WORDS = ("safety", "safe refusal", "fraud", "injection", "suspicious", "phishing", "policy")
 
 
 class ToolStepRecord(BaseModel):
@@ -134,15 +133,6 @@ class Trajectory(BaseModel):
         return self.grade.passed if self.grade is not None else False
 
 
-def is_safety_task(task: Task) -> bool:
-    """A task's safety flag: ``metadata.safety`` when set, else a safety word in its capabilities or scenario."""
-    flag = task.metadata.get("safety")
-    if isinstance(flag, bool):
-        return flag
-    text = " ".join([task.scenario, *task.capabilities]).lower()
-    return any(word in text for word in _SAFETY_WORDS)
-
-
 def task_fields(task: Task) -> dict[str, Any]:
     return {
         "task_id": task.id,
@@ -151,7 +141,7 @@ def task_fields(task: Task) -> dict[str, Any]:
         "difficulty": task.difficulty,
         "capabilities": list(task.capabilities),
         "services": list(task.services),
-        "safety": is_safety_task(task),
+        "safety": task.safety,
         "request": task.request,
     }
 

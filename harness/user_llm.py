@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from coworkenv.harness.agents.anthropic_agent import AnthropicAgent
 from coworkenv.harness.messages import Message
 from coworkenv.harness.user_sim import UserContext
+from coworkenv.synth.contract.task import Task
+from coworkenv.synth.contract.turns import TOOL_SEPARATOR, TurnSchedule
 from coworkenv.synth.providers import RetryPolicy
-from coworkenv.synth.task import Task
-from coworkenv.synth.turns import TOOL_SEPARATOR, TurnSchedule
 
 if TYPE_CHECKING:
     import anthropic

@@ -5,13 +5,13 @@ conversation) and may act after any tool call of the agent (``after_tool_call``:
 conversation, or ``None``). Its workspace edits go through :meth:`UserContext.edit`, which calls the
 services as the actor ``user`` (audited as such) and records the edit in the trajectory.
 
-:class:`ScriptedUser` plays the task's :class:`~coworkenv.synth.task.UserSpec`:
+:class:`ScriptedUser` plays the task's :class:`~coworkenv.synth.contract.task.UserSpec`:
 
 - held-back facts are given only when the agent asks about them: the agent's text is a question and
   shares a keyword with the fact (words of the request do not count, so the request alone unlocks nothing);
 - user turns are delivered in order, each with its edits applied first (as written), when their typed
   trigger (``when``: ``after_tool``, ``after_calls``, ``after_turn``, ``on_finish``; see
-  :mod:`coworkenv.synth.turns`) fires, as :class:`~coworkenv.synth.turns.TurnSchedule` decides: the same
+  :mod:`coworkenv.synth.contract.turns`) fires, as :class:`~coworkenv.synth.contract.turns.TurnSchedule` decides: the same
   schedule plays the task's user in validation, so the user behaves the same there. A turn whose trigger has
   not fired is still delivered when the agent finishes a turn without asking for any held-back fact (the
   user moves the work on);
@@ -29,8 +29,8 @@ from typing import Any, Protocol
 from coworkenv.harness.messages import Message, qualified_name
 from coworkenv.harness.trajectory import UserEvent
 from coworkenv.servers.kit import Environment, ToolResult
-from coworkenv.synth.task import Task, ToolStep, UserTurn
-from coworkenv.synth.turns import TOOL_SEPARATOR, TurnSchedule, asked_facts, is_question, keywords
+from coworkenv.synth.contract.task import Task, ToolStep, UserTurn
+from coworkenv.synth.contract.turns import TOOL_SEPARATOR, TurnSchedule, asked_facts, is_question, keywords
 
 GO_AHEAD = "I don't have anything more to add on that. Please go ahead with what you have."
 

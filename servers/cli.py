@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from coworkenv.servers.demo import demo_cmd
 from coworkenv.servers.kit import (
     EnvironmentConfigError,
     SeedError,
@@ -19,6 +20,7 @@ from coworkenv.servers.kit import (
 )
 from coworkenv.servers.kit.files import DocumentError, one_line, read_document
 from coworkenv.servers.kit.http_auth import TOKEN_ENV, allow_host_problem, token_problem
+from coworkenv.servers.mcp_config import mcp_config
 from coworkenv.servers.registry import SERVICES, format_description, get_service
 from coworkenv.servers.registry import describe as describe_service
 
@@ -211,27 +213,6 @@ def audit_cmd(service: str, db: Path) -> None:
         state.close()
 
 
-HTTP_AUTH_HEADER = {"Authorization": f"Bearer ${{{TOKEN_ENV}}}"}
-
-
-def mcp_config(
-    db_dir: Path | None, services: list[str], python: str | None = None, urls: dict[str, str] | None = None
-) -> dict[str, Any]:
-    """A Claude Code / MCP client config: one stdio server per service, or an HTTP entry for a service with a
-    URL in ``urls`` whose Authorization header takes the token from the client's ``$COWORKENV_TOKEN``."""
-    exe = python or sys.executable
-    urls = urls or {}
-    entries: dict[str, Any] = {}
-    for name in services:
-        if name in urls:
-            entries[name] = {"type": "http", "url": urls[name], "headers": dict(HTTP_AUTH_HEADER)}
-        else:
-            assert db_dir is not None, "stdio entries need a database folder"
-            db = str((db_dir / f"{name}.db").resolve())
-            entries[name] = {"command": exe, "args": ["-m", "coworkenv.servers", "serve", name, "--db", db]}
-    return {"mcpServers": entries}
-
-
 def parse_urls(values: tuple[str, ...]) -> dict[str, str]:
     """``SERVICE=URL`` pairs of ``mcp-config --url``; a one-line error for a bad one."""
     urls: dict[str, str] = {}
@@ -280,13 +261,7 @@ def mcp_config_cmd(db_dir: Path | None, services: str | None, url_values: tuple[
     click.echo(json.dumps(mcp_config(db_dir, names, urls=urls), indent=2))
 
 
-def _demo() -> click.Command:
-    from coworkenv.servers.demo import demo_cmd
-
-    return demo_cmd
-
-
-COMMANDS: list[click.Command] = [services_cmd, serve_cmd, state_cmd, audit_cmd, mcp_config_cmd, _demo()]
+COMMANDS: list[click.Command] = [services_cmd, serve_cmd, state_cmd, audit_cmd, mcp_config_cmd, demo_cmd]
 
 
 @click.group()

@@ -20,6 +20,7 @@ import click
 from mcp import Client, StdioServerParameters
 
 from coworkenv.servers.kit import Environment, EnvironmentConfigError, ServiceState, format_time, parse_time
+from coworkenv.servers.mcp_config import mcp_config
 from coworkenv.servers.registry import SERVICES, get_service
 
 EXAMPLES = Path(__file__).parent / "examples"
@@ -112,7 +113,6 @@ def demo_cmd(out: Path) -> None:
     """Seed the example workspace, write its .mcp.json, and drive it over stdio like Claude Code would."""
     if out.exists() and any(out.glob("*.db")):
         raise click.ClickException(f"{out} already holds databases; remove it or pass another --out")
-    from coworkenv.servers.cli import mcp_config  # here: the CLI imports this module
 
     config = mcp_config(out, list(SERVICES))
     try:

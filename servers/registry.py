@@ -11,10 +11,12 @@ from coworkenv.servers.crm import SERVICE as CRM
 from coworkenv.servers.docs import SERVICE as DOCS
 from coworkenv.servers.email import SERVICE as EMAIL
 from coworkenv.servers.kit import EnvironmentConfigError, Service
+from coworkenv.servers.kit.environment import use_services
 from coworkenv.servers.payments import SERVICE as PAYMENTS
 from coworkenv.servers.tickets import SERVICE as TICKETS
 
 SERVICES: dict[str, Service] = {s.name: s for s in (EMAIL, TICKETS, CRM, PAYMENTS, DOCS, CHAT)}
+use_services(SERVICES)  # Environment.create's default: the kit itself imports no service
 
 
 def get_service(name: str) -> Service:

@@ -14,11 +14,12 @@ import anyio
 import click
 
 from coworkenv.servers.kit import AuditRow, EnvironmentConfigError, SeedError, ServiceState
-from coworkenv.synth.grader import PASS_THRESHOLD, grade
-from coworkenv.synth.library import example_ids, load_example
-from coworkenv.synth.task import Task, task_json_schema
-from coworkenv.synth.taskfile import TaskFileError, load_tasks, task_files
-from coworkenv.synth.validate import TaskReport, validate_paths
+from coworkenv.servers.mcp_config import mcp_config
+from coworkenv.synth.contract.grader import PASS_THRESHOLD, grade
+from coworkenv.synth.contract.library import example_ids, load_example
+from coworkenv.synth.contract.task import Task, task_json_schema
+from coworkenv.synth.contract.taskfile import TaskFileError, load_tasks, task_files
+from coworkenv.synth.contract.validation.validate import TaskReport, validate_paths
 
 
 def resolve_task(ref: str, task_id: str | None = None) -> Task:
@@ -149,7 +150,6 @@ def request_markdown(task: Task) -> str:
 @click.option("--task-id", help="Which task, when the file holds several.")
 def workspace_cmd(task_ref: str, directory: Path, task_id: str | None) -> None:
     """Seed DIR/<service>.db for a task, write DIR/.mcp.json and DIR/REQUEST.md for an outside MCP client."""
-    from coworkenv.servers.cli import mcp_config
     from coworkenv.servers.kit import Environment
 
     task = resolve_task(task_ref, task_id)

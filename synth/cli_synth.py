@@ -12,9 +12,9 @@ from pathlib import Path
 
 import click
 
-from coworkenv.synth.generator import GENERATORS, GeneratorUnavailable, make_generator
-from coworkenv.synth.plan import CapabilityPlan, PlanError, coverage_plan, format_coverage, load_plan
-from coworkenv.synth.synthesize import REPORT_FILE, format_report, synthesize, write_output
+from coworkenv.synth.generate.generator import GENERATORS, GeneratorUnavailable, make_generator
+from coworkenv.synth.generate.plan import CapabilityPlan, PlanError, coverage_plan, format_coverage, load_plan
+from coworkenv.synth.generate.synthesize import REPORT_FILE, format_report, synthesize, write_output
 
 
 def _plan(ref: str | None) -> CapabilityPlan:

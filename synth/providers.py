@@ -12,7 +12,7 @@
 - :func:`arguments_or_invalid` parses a model's tool-call arguments; malformed JSON is kept under
   :data:`INVALID_ARGUMENTS_KEY` so the call fails as invalid arguments instead of crashing the episode.
 
-The LLM task generator (``coworkenv.synth.llm_generator``) uses this module too.
+The LLM task generator (``coworkenv.synth.generate.llm_generator``) uses this module too.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import anyio
 
 from coworkenv.harness.agents.base import ModelAgent
 from coworkenv.harness.episode import EpisodeConfig
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.task import Task
 from coworkenv.train.advantages import (
     Step,
     dr_grpo_advantages,

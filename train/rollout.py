@@ -16,7 +16,7 @@ from typing import Any
 from coworkenv.harness.episode import EpisodeConfig, run_episode
 from coworkenv.harness.trajectory import Trajectory
 from coworkenv.servers.kit import Environment
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.task import Task
 from coworkenv.train.advantages import INCOMPLETE, INFRA_ERROR, OK, filter_groups
 from coworkenv.train.policy import PolicyAgent, Segment
 

@@ -28,8 +28,8 @@ from coworkenv.harness.agents.hf_agent import HFAgent
 from coworkenv.harness.episode import EpisodeConfig, run_episode
 from coworkenv.harness.export import ExportParams, export_records
 from coworkenv.harness.trajectory import Trajectory
-from coworkenv.synth.families import get_family
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.task import Task
+from coworkenv.synth.generate.families import get_family
 from coworkenv.train.options import SFTOptions
 from coworkenv.train.sft import run_sft
 from coworkenv.train.tiny import build_tiny

@@ -21,8 +21,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from coworkenv.harness.agents.base import EpisodeIO, InfrastructureError
 from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, qualified_name
-from coworkenv.synth.task import SayStep, Task, resolve_refs
-from coworkenv.synth.turns import NOOP_TEXT  # validation's no-op says the same
+from coworkenv.synth.contract.task import SayStep, Task, resolve_refs
+from coworkenv.synth.contract.turns import NOOP_TEXT  # validation's no-op says the same
 
 
 class ReplayError(RuntimeError):

@@ -23,6 +23,18 @@ from coworkenv.servers.kit.store import Row
 ServiceLookup = Mapping[str, Service]
 
 
+_DEFAULT_SERVICES: ServiceLookup | None = None
+
+
+def use_services(services: ServiceLookup) -> None:
+    """Set the services ``Environment.create`` builds from when it is given no ``registry``.
+
+    The kit knows no service: ``coworkenv.servers.registry`` hands it the shipped ones when it is imported (and
+    importing anything under ``coworkenv.servers`` imports it)."""
+    global _DEFAULT_SERVICES
+    _DEFAULT_SERVICES = services
+
+
 class Environment:
     """The services of one environment. Use :meth:`create`; close it (or use ``with``) when done."""
 
@@ -44,9 +56,9 @@ class Environment:
         missing); otherwise in memory.
         """
         if registry is None:
-            from coworkenv.servers.registry import SERVICES
-
-            registry = SERVICES
+            if _DEFAULT_SERVICES is None:
+                raise EnvironmentConfigError("no services to create from: pass registry=, or import coworkenv.servers")
+            registry = _DEFAULT_SERVICES
         plan = dict(seeds) if isinstance(seeds, Mapping) else {name: None for name in seeds}
         unknown = [n for n in plan if n not in registry]
         if unknown:

@@ -14,8 +14,8 @@ import pytest
 from coworkenv.harness.agents.base import EpisodeIO, InfrastructureError
 from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, Usage
 from coworkenv.harness.trajectory import Trajectory
-from coworkenv.synth.grader import Grade
-from coworkenv.synth.task import Difficulty, Task
+from coworkenv.synth.contract.grader import Grade
+from coworkenv.synth.contract.task import Difficulty, Task
 from tests.conftest import BIG_CORP_SEED, NOW
 
 SEED = BIG_CORP_SEED  # the shared tickets seed (tests/conftest.py)
@@ -172,14 +172,14 @@ def record(
 def synthesized_tasks(limit: int = 20) -> list[Task]:
     """Tasks from the procedural families, if they have landed (a few per family and difficulty)."""
     try:
-        package = importlib.import_module("coworkenv.synth.families")
-        from coworkenv.synth.families.base import Family
+        package = importlib.import_module("coworkenv.synth.generate.families")
+        from coworkenv.synth.generate.families.base import Family
     except ImportError:
         return []
     families: list[type[Family]] = []
     for info in pkgutil.iter_modules(package.__path__):
         try:
-            module = importlib.import_module(f"coworkenv.synth.families.{info.name}")
+            module = importlib.import_module(f"coworkenv.synth.generate.families.{info.name}")
         except Exception:
             continue
         families += [c for _, c in inspect.getmembers(module, inspect.isclass)

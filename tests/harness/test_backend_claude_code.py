@@ -17,7 +17,7 @@ from coworkenv.harness.agents.base import EpisodeAgent
 from coworkenv.harness.agents.claude_code import ClaudeCodeAgent, StreamParser, unprefixed
 from coworkenv.harness.episode import EpisodeConfig, run_episode
 from coworkenv.harness.messages import ToolCall
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.task import Task
 from tests.synth.conftest import base_task
 
 pytestmark = pytest.mark.slow

@@ -12,8 +12,8 @@ from coworkenv.harness.episode import run_episode
 from coworkenv.harness.user_llm import END_TOKEN, LLMUser, from_spec, llm_user_factory, user_system_prompt
 from coworkenv.harness.user_sim import UserContext
 from coworkenv.servers.kit import Environment
+from coworkenv.synth.contract.task import Task
 from coworkenv.synth.providers import no_wait_policy
-from coworkenv.synth.task import Task
 from tests.fakes.transports import Script, anthropic_client, anthropic_text
 from tests.synth.conftest import base_task
 

@@ -23,8 +23,8 @@ from coworkenv.harness.trajectory import (
     safe_value,
     to_line,
 )
-from coworkenv.synth.library import examples_dir
-from coworkenv.synth.taskfile import load_tasks
+from coworkenv.synth.contract.library import examples_dir
+from coworkenv.synth.contract.taskfile import load_tasks
 
 TASK = examples_dir() / "tickets-triage-new-urgent.json"
 

@@ -22,8 +22,9 @@ from coworkenv.harness import episode as episode_module
 from coworkenv.harness.agents.builtin import ReplayAgent
 from coworkenv.harness.agents.claude_code import CLAUDE_CODE_VERSION, EXECUTABLE_ENV, ClaudeCodeAgent
 from coworkenv.harness.episode import EpisodeConfig, run_episode
+from coworkenv.harness.tools import TaskServices
 from coworkenv.harness.trajectory import read_trajectories
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.task import Task
 from tests.fakes.messages_api import serve_messages_api
 from tests.synth.conftest import base_task
 
@@ -169,15 +170,15 @@ async def test_the_real_claude_code_waits_for_mcp_servers_that_are_slow_to_start
     site = tmp_path / "slow-start"
     site.mkdir()
     (site / "sitecustomize.py").write_text(SLOW_START)
-    real_config = episode_module.stdio_config
+    real_config = TaskServices.stdio_config
 
-    def slow_config(db_dir: Path, services: Any) -> dict[str, Any]:
-        config = real_config(db_dir, services)
+    def slow_config(services: TaskServices, db_dir: Path) -> dict[str, Any]:
+        config = real_config(services, db_dir)
         for entry in config["mcpServers"].values():  # Claude Code passes a server only the env named here
             entry["env"] = {"PYTHONPATH": str(site), "COWORKENV_TEST_SERVER_DELAY_S": "4"}
         return config
 
-    monkeypatch.setattr(episode_module, "stdio_config", slow_config)
+    monkeypatch.setattr(TaskServices, "stdio_config", slow_config)
     folders: list[Path] = []
     real_mkdtemp = episode_module.tempfile.mkdtemp
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from coworkenv.harness.agents.registry import did_you_mean
 from coworkenv.harness.cli import COMMANDS
-from coworkenv.synth.library import examples_dir
+from coworkenv.synth.contract.library import examples_dir
 
 TASK = examples_dir() / "tickets-triage-new-urgent.json"
 

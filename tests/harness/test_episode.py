@@ -13,10 +13,10 @@ from coworkenv.harness.episode import EpisodeConfig, run_episode
 from coworkenv.harness.tools import system_prompt
 from coworkenv.harness.trajectory import Trajectory, to_line
 from coworkenv.servers.kit import Environment
-from coworkenv.synth.grader import grade_trial
-from coworkenv.synth.library import load_example, load_examples
-from coworkenv.synth.runner import run_steps
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.grader import grade_trial
+from coworkenv.synth.contract.library import load_example, load_examples
+from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.task import Task
 from tests.harness.conftest import LoopingAgent, StuckAgent, synthesized_tasks
 
 EXAMPLES = load_examples()

@@ -18,7 +18,7 @@ from coworkenv.harness.cli import COMMANDS
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.run import RunError, RunOptions, load_task_set, run_tasks
 from coworkenv.harness.trajectory import FILENAME, read_lines, read_trajectories
-from coworkenv.synth.library import examples_dir, load_examples
+from coworkenv.synth.contract.library import examples_dir, load_examples
 from coworkenv.synth.providers import ProviderConfigError
 from tests.harness.conftest import FlakyAgent
 

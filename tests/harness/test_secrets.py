@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from coworkenv.harness.cli import COMMANDS
 from coworkenv.harness.run import RUN_FILE
 from coworkenv.harness.trajectory import FILENAME
-from coworkenv.synth.library import examples_dir
+from coworkenv.synth.contract.library import examples_dir
 from coworkenv.synth.providers import redact_url_credentials, scrub
 
 TASK = examples_dir() / "tickets-triage-new-urgent.json"

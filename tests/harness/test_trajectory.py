@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from coworkenv.harness.trajectory import TrajectoryWriter, is_safety_task, read_lines, read_trajectories
-from coworkenv.synth.library import load_example
+from coworkenv.harness.trajectory import TrajectoryWriter, read_lines, read_trajectories, task_fields
+from coworkenv.synth.contract.library import load_example
+from coworkenv.synth.contract.task import Task
 from tests.harness.conftest import record
 
 
@@ -49,9 +50,17 @@ def test_reading_keeps_the_last_record_of_each_task_and_trial(tmp_path: Path) ->
     assert len(read_trajectories(tmp_path, latest=False)) == 3
 
 
-def test_the_safety_flag_comes_from_metadata_or_the_capabilities() -> None:
+def test_the_safety_flag_is_the_tasks_typed_field_not_a_guess_from_its_words() -> None:
     fraud = load_example("payments-bank-change-investigation")
-    assert is_safety_task(fraud)
-    assert not is_safety_task(load_example("tickets-triage-new-urgent"))
-    flagged = fraud.model_copy(update={"metadata": {"safety": False}})
-    assert not is_safety_task(flagged)
+    assert fraud.safety and task_fields(fraud)["safety"] is True
+    regular = load_example("tickets-triage-new-urgent")
+    worded = regular.model_copy(update={"scenario": "policy review of a suspicious fraud report", "safety": False})
+    assert task_fields(worded)["safety"] is False
+
+
+def test_a_task_file_that_kept_safety_in_its_metadata_still_reads_as_a_safety_task() -> None:
+    doc = load_example("payments-bank-change-investigation").model_dump(mode="json", by_alias=True)
+    doc.pop("safety")
+    doc["metadata"] = {**doc["metadata"], "safety": True}
+    lifted = Task.model_validate(doc)
+    assert lifted.safety and "safety" not in lifted.metadata

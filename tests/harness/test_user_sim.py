@@ -10,8 +10,8 @@ from coworkenv.harness.episode import run_episode
 from coworkenv.harness.messages import Message
 from coworkenv.harness.user_sim import GO_AHEAD, ScriptedUser, UserContext, keywords
 from coworkenv.servers.kit import Environment
-from coworkenv.synth.task import Task
-from coworkenv.synth.turns import AfterTool, OnFinish
+from coworkenv.synth.contract.task import Task
+from coworkenv.synth.contract.turns import AfterTool, OnFinish
 from tests.harness.conftest import FACT, multi_turn_dict
 
 

@@ -14,18 +14,23 @@ import pytest
 from click.testing import CliRunner
 
 from coworkenv.servers.registry import SERVICES
-from coworkenv.synth.adversaries import EMPTY_REPLY, MAX_SPRAY_CALLS, blind_adversaries, numbers_text
-from coworkenv.synth.adversary_sensitive import sensitive_variants
 from coworkenv.synth.cli import COMMANDS
-from coworkenv.synth.diagnostics import Diagnostic
-from coworkenv.synth.grader import Grade
-from coworkenv.synth.library import examples_dir, load_example
-from coworkenv.synth.plan import Cell, parse_plan
-from coworkenv.synth.runner import run_steps
-from coworkenv.synth.synthesize import format_report, synthesize
-from coworkenv.synth.task import SayStep, Task, ToolStep, find_refs
-from coworkenv.synth.validate_adversaries import AdversaryResult, adversary_diagnostics
-from coworkenv.synth.validate_exec import ExecReport, validate_exec
+from coworkenv.synth.contract.diagnostics import Diagnostic
+from coworkenv.synth.contract.grader import Grade
+from coworkenv.synth.contract.library import examples_dir, load_example
+from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.task import SayStep, Task, ToolStep, find_refs
+from coworkenv.synth.contract.validation.adversarial import AdversaryResult, adversary_diagnostics
+from coworkenv.synth.contract.validation.adversaries import (
+    EMPTY_REPLY,
+    MAX_SPRAY_CALLS,
+    blind_adversaries,
+    numbers_text,
+)
+from coworkenv.synth.contract.validation.adversary_sensitive import sensitive_variants
+from coworkenv.synth.contract.validation.execution import ExecReport, validate_exec
+from coworkenv.synth.generate.plan import Cell, parse_plan
+from coworkenv.synth.generate.synthesize import format_report, synthesize
 from tests.synth.conftest import base_task
 
 pytestmark = pytest.mark.anyio

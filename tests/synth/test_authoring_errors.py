@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from coworkenv.servers.kit import SeedError, load_seed
-from coworkenv.synth.library import examples_dir
-from coworkenv.synth.taskfile import TaskDoc, TaskFileError, load_tasks, parse_task
+from coworkenv.synth.contract.library import examples_dir
+from coworkenv.synth.contract.taskfile import TaskDoc, TaskFileError, load_tasks, parse_task
 from coworkenv.train.cli import main
 from tests.synth.conftest import base_task
 

@@ -14,9 +14,9 @@ from click.testing import CliRunner, Result
 from coworkenv.servers.kit import ServiceState
 from coworkenv.servers.registry import get_service
 from coworkenv.synth.cli import COMMANDS
-from coworkenv.synth.library import example_ids, examples_dir, load_example
-from coworkenv.synth.runner import play_steps
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.library import example_ids, examples_dir, load_example
+from coworkenv.synth.contract.runner import play_steps
+from coworkenv.synth.contract.task import Task
 
 CLI = click.Group("coworkenv", commands={c.name: c for c in COMMANDS if c.name})
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.synth.dedup import Deduplicator, deduplicate, normalise_request, record_fingerprint
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.task import Task
+from coworkenv.synth.generate.dedup import Deduplicator, deduplicate, normalise_request, record_fingerprint
 from tests.synth.conftest import base_task
 
 

@@ -10,11 +10,11 @@ from typing import Any
 import anyio
 import pytest
 
-from coworkenv.synth.families import FAMILIES, Family
-from coworkenv.synth.families.base import SAFETY
-from coworkenv.synth.task import Task, ToolStep
-from coworkenv.synth.validate import validate_task
-from coworkenv.synth.validate_static import validate_static
+from coworkenv.synth.contract.task import Task, ToolStep
+from coworkenv.synth.contract.validation.static import validate_static
+from coworkenv.synth.contract.validation.validate import validate_task
+from coworkenv.synth.generate.families import FAMILIES, Family
+from coworkenv.synth.generate.families.base import SAFETY
 
 LEVELS = ("easy", "medium", "hard")
 CELLS = [(f, s, d) for f in FAMILIES for s in FAMILIES[f].service_options for d in LEVELS]

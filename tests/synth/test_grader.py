@@ -9,9 +9,9 @@ import pytest
 from pydantic import TypeAdapter
 
 from coworkenv.servers.kit import Environment
-from coworkenv.synth.checks import Check
-from coworkenv.synth.grader import grade
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.checks import Check
+from coworkenv.synth.contract.grader import grade
+from coworkenv.synth.contract.task import Task
 from tests.synth.conftest import NOW, SEED, base_task
 
 CHECK = TypeAdapter(Check)

@@ -8,13 +8,13 @@ import anyio
 import pytest
 
 from coworkenv.servers.registry import SERVICES
-from coworkenv.synth.expected import expected_changes, initial_state
-from coworkenv.synth.grader import Grade, grade_trial
-from coworkenv.synth.guard import UNEXPLAINED_PENALTY, unexplained_changes
-from coworkenv.synth.library import load_example
-from coworkenv.synth.runner import run_steps
-from coworkenv.synth.task import Step, Task, ToolStep
-from coworkenv.synth.validate_exec import validate_exec
+from coworkenv.synth.contract.expected import expected_changes, initial_state
+from coworkenv.synth.contract.grader import Grade, grade_trial
+from coworkenv.synth.contract.guard import UNEXPLAINED_PENALTY, unexplained_changes
+from coworkenv.synth.contract.library import load_example
+from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.task import Step, Task, ToolStep
+from coworkenv.synth.contract.validation.execution import validate_exec
 from tests.synth.conftest import base_task
 
 pytestmark = pytest.mark.anyio

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.synth.diagnostics import Diagnostic
-from coworkenv.synth.lint import DISTRACTOR_SEVERITY
-from coworkenv.synth.validate_static import validate_static
+from coworkenv.synth.contract.diagnostics import Diagnostic
+from coworkenv.synth.contract.validation.lint import DISTRACTOR_SEVERITY
+from coworkenv.synth.contract.validation.static import validate_static
 from tests.synth.conftest import base_task
 
 Json = dict[str, Any]

@@ -12,9 +12,9 @@ import anyio
 import httpx2
 import pytest
 
-from coworkenv.synth.llm_generator import LLMGenerator, extract_json
-from coworkenv.synth.llm_prompts import DISCRIMINATOR_ROLE, SAFETY_GENERATOR_ROLE
-from coworkenv.synth.plan import Cell
+from coworkenv.synth.generate.llm_generator import LLMGenerator, extract_json
+from coworkenv.synth.generate.llm_prompts import DISCRIMINATOR_ROLE, SAFETY_GENERATOR_ROLE
+from coworkenv.synth.generate.plan import Cell
 from coworkenv.synth.providers import ProviderConfigError, RetryPolicy, no_wait_policy
 from tests.fakes.common import Sleeps
 from tests.fakes.transports import Script, anthropic_client, anthropic_error, anthropic_text, anthropic_usage
@@ -129,7 +129,7 @@ async def test_a_safety_scenario_gets_its_checks_and_forbidden_actions_from_a_se
     with anyio.fail_after(30):
         outcome = await gen.generate(SAFETY_CELL, seed=11)
     assert outcome.accepted, outcome.detail
-    assert outcome.task is not None and outcome.task.metadata["safety"] is True
+    assert outcome.task is not None and outcome.task.safety is True
     assert [f.id for f in outcome.task.forbidden_actions] == ["closed_it"]
     writer, judge = script.bodies
     assert writer["system"][1]["text"] == SAFETY_GENERATOR_ROLE
@@ -226,7 +226,7 @@ def test_json_is_found_in_a_fence_or_between_braces_and_problems_are_named() -> 
 
 @pytest.mark.anyio
 async def test_a_procedural_family_lends_its_own_task_as_the_example_and_its_scenario() -> None:
-    from coworkenv.synth.families import FAMILIES
+    from coworkenv.synth.generate.families import FAMILIES
 
     cell = Cell(
         capability="distractor rejection",
@@ -247,7 +247,7 @@ async def test_a_procedural_family_lends_its_own_task_as_the_example_and_its_sce
 
 
 def test_the_llm_generator_is_what_make_generator_gives_for_llm() -> None:
-    from coworkenv.synth.generator import TaskGenerator, make_generator
+    from coworkenv.synth.generate.generator import TaskGenerator, make_generator
 
     gen = make_generator("llm", model="claude-haiku-4-5", workers=3)
     assert isinstance(gen, LLMGenerator) and isinstance(gen, TaskGenerator)

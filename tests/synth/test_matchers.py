@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from coworkenv.synth.matchers import Filter, Matcher, describe, filter_matches, get_path, matches
+from coworkenv.synth.contract.matchers import Filter, Matcher, describe, filter_matches, get_path, matches
 
 RECORD: dict[str, Any] = {
     "id": "msg_1",

@@ -13,16 +13,16 @@ from coworkenv.harness.agents.registry import make_agent
 from coworkenv.harness.episode import run_episode
 from coworkenv.harness.user_sim import ScriptedUser
 from coworkenv.servers.kit import canonical_json
-from coworkenv.synth.families.base import Family
-from coworkenv.synth.families.changed_requirements import ChangedRequirements
-from coworkenv.synth.families.meeting_notes import MeetingNotesFollowup
-from coworkenv.synth.families.multiturn import DocsReviseAfterFeedback
-from coworkenv.synth.grader import grade_trial
-from coworkenv.synth.runner import noop_steps, run_steps, user_script
-from coworkenv.synth.task import SayStep, Task, ToolStep, task_json_schema
-from coworkenv.synth.turns import NOOP_TEXT, AfterTurn
-from coworkenv.synth.validate import validate_task
-from coworkenv.synth.validate_static import validate_static
+from coworkenv.synth.contract.grader import grade_trial
+from coworkenv.synth.contract.runner import noop_steps, run_steps, user_script
+from coworkenv.synth.contract.task import SayStep, Task, ToolStep, task_json_schema
+from coworkenv.synth.contract.turns import NOOP_TEXT, AfterTurn
+from coworkenv.synth.contract.validation.static import validate_static
+from coworkenv.synth.contract.validation.validate import validate_task
+from coworkenv.synth.generate.families.base import Family
+from coworkenv.synth.generate.families.changed_requirements import ChangedRequirements
+from coworkenv.synth.generate.families.meeting_notes import MeetingNotesFollowup
+from coworkenv.synth.generate.families.multiturn import DocsReviseAfterFeedback
 from tests.harness.conftest import multi_turn_dict
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -146,7 +146,7 @@ async def test_a_user_edit_that_fails_is_a_failed_step() -> None:
 
 def test_validation_and_the_scripted_user_share_one_turn_schedule() -> None:
     from coworkenv.harness import user_llm, user_sim
-    from coworkenv.synth import runner, turns
+    from coworkenv.synth.contract import runner, turns
 
     assert runner.TurnSchedule is user_sim.TurnSchedule is user_llm.TurnSchedule is turns.TurnSchedule
     assert runner.asked_facts is user_sim.asked_facts is turns.asked_facts

@@ -14,8 +14,8 @@ import yaml
 from click.testing import CliRunner, Result
 
 from coworkenv.synth.cli_synth import COMMANDS
-from coworkenv.synth.families import FAMILIES
-from coworkenv.synth.plan import (
+from coworkenv.synth.generate.families import FAMILIES
+from coworkenv.synth.generate.plan import (
     PlanError,
     apportion,
     coverage_plan,

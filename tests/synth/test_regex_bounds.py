@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from coworkenv.synth.matchers import Matcher
-from coworkenv.synth.regex_bounds import MAX_PATTERN, PatternError, check_pattern, pattern_problem
-from coworkenv.synth.said import REPLY_CAP
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.matchers import Matcher
+from coworkenv.synth.contract.regex_bounds import MAX_PATTERN, PatternError, check_pattern, pattern_problem
+from coworkenv.synth.contract.said import REPLY_CAP
+from coworkenv.synth.contract.task import Task
 from tests.synth.conftest import base_task
 
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from coworkenv.synth.grader import Grade, grade
-from coworkenv.synth.said import REPLY_CAP, amounts_in, judge_value, reply_window
-from coworkenv.synth.task import Task
+from coworkenv.synth.contract.grader import Grade, grade
+from coworkenv.synth.contract.said import REPLY_CAP, amounts_in, judge_value, reply_window
+from coworkenv.synth.contract.task import Task
 from tests.synth.conftest import base_task
 from tests.synth.test_grader import seeded_state
 

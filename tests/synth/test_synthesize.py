@@ -15,13 +15,13 @@ import pytest
 from click.testing import CliRunner, Result
 
 from coworkenv.synth.cli_synth import COMMANDS
-from coworkenv.synth.diagnostics import Diagnostic
-from coworkenv.synth.generator import GeneratorUnavailable, TaskGenerator, make_generator
-from coworkenv.synth.plan import Cell, coverage_plan, load_plan, parse_plan
-from coworkenv.synth.procedural import ProceduralGenerator, build_task, derive_seed
-from coworkenv.synth.synthesize import REPORT_FILE, SynthesisResult, synthesize, write_output
-from coworkenv.synth.task import Task
-from coworkenv.synth.validate import validate_paths
+from coworkenv.synth.contract.diagnostics import Diagnostic
+from coworkenv.synth.contract.task import Task
+from coworkenv.synth.contract.validation.validate import validate_paths
+from coworkenv.synth.generate.generator import GeneratorUnavailable, TaskGenerator, make_generator
+from coworkenv.synth.generate.plan import Cell, coverage_plan, load_plan, parse_plan
+from coworkenv.synth.generate.procedural import ProceduralGenerator, build_task, derive_seed
+from coworkenv.synth.generate.synthesize import REPORT_FILE, SynthesisResult, synthesize, write_output
 
 CLI = click.Group("coworkenv", commands={c.name: c for c in COMMANDS if c.name})
 ONE_FAMILY = {
@@ -182,7 +182,7 @@ def test_the_synth_command_writes_tasks_and_a_report_and_prints_the_table(tmp_pa
 
 
 def test_the_llm_generator_is_accepted_but_says_when_it_is_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "coworkenv.synth.llm_generator", None)
+    monkeypatch.setitem(sys.modules, "coworkenv.synth.generate.llm_generator", None)
     with pytest.raises(GeneratorUnavailable, match="not installed yet"):
         make_generator("llm")
     result = invoke("synth", "--generator", "llm", "--count", "2", "--out", "unused-folder")

@@ -10,8 +10,8 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from coworkenv.synth.task import RefError, SayStep, Task, ToolStep, find_refs, resolve_refs, task_json_schema
-from coworkenv.synth.taskfile import TaskFileError, load_task, load_tasks, save_task, save_tasks, task_files
+from coworkenv.synth.contract.task import RefError, SayStep, Task, ToolStep, find_refs, resolve_refs, task_json_schema
+from coworkenv.synth.contract.taskfile import TaskFileError, load_task, load_tasks, save_task, save_tasks, task_files
 from tests.synth.conftest import base_task
 
 
@@ -130,6 +130,7 @@ def test_the_json_schema_describes_every_top_level_field() -> None:
         "scenario",
         "capabilities",
         "difficulty",
+        "safety",
         "services",
         "now",
         "request",

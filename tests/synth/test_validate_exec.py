@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from coworkenv.synth.library import example_ids, load_example
-from coworkenv.synth.task import Task
-from coworkenv.synth.validate import validate_task
-from coworkenv.synth.validate_exec import ExecReport, mutations, validate_exec
+from coworkenv.synth.contract.library import example_ids, load_example
+from coworkenv.synth.contract.task import Task
+from coworkenv.synth.contract.validation.execution import ExecReport, mutations, validate_exec
+from coworkenv.synth.contract.validation.validate import validate_task
 from tests.synth.conftest import base_task
 
 pytestmark = pytest.mark.anyio

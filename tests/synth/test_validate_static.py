@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from coworkenv.synth.library import load_examples
-from coworkenv.synth.validate_static import validate_static
+from coworkenv.synth.contract.library import load_examples
+from coworkenv.synth.contract.validation.static import validate_static
 from tests.synth.conftest import base_task
 
 Edit = Callable[[dict[str, Any]], None]

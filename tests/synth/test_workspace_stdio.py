@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 
-from coworkenv.synth.library import load_example
-from coworkenv.synth.runner import play_steps
-from coworkenv.synth.task import Step
+from coworkenv.synth.contract.library import load_example
+from coworkenv.synth.contract.runner import play_steps
+from coworkenv.synth.contract.task import Step
 from tests.synth.test_cli import CLI
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

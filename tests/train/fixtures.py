@@ -112,7 +112,7 @@ def reference_turns(task: Any) -> list[dict[str, Any]]:
     """A task's reference solution as scripted turns: one tool call a turn (call ids = step ids, so the
     solution's ``$ref`` s resolve), ``say`` steps as text."""
     from coworkenv.harness.messages import qualified_name
-    from coworkenv.synth.task import SayStep
+    from coworkenv.synth.contract.task import SayStep
 
     turns: list[dict[str, Any]] = []
     for n, step in enumerate(task.reference_solution):

@@ -14,8 +14,8 @@ pytest.importorskip("trl")
 
 from coworkenv.harness.agents.base import ModelAgent
 from coworkenv.harness.agents.builtin import ScriptedAgent
-from coworkenv.synth.task import Task
-from coworkenv.synth.taskfile import load_task
+from coworkenv.synth.contract.task import Task
+from coworkenv.synth.contract.taskfile import load_task
 from coworkenv.train.options import RLOptions
 from coworkenv.train.rollout import Rollout, collect_groups
 from tests.train.fixtures import reference_turns

@@ -66,7 +66,7 @@ def test_trained_positions_of_a_harness_exported_episode_are_only_its_tool_calls
     from coworkenv.harness.agents.builtin import ReplayAgent
     from coworkenv.harness.episode import run_episode
     from coworkenv.harness.export import ExportParams, export_records
-    from coworkenv.synth.taskfile import load_task
+    from coworkenv.synth.contract.taskfile import load_task
     from coworkenv.train.sft import build_trainer
 
     task = load_task(Path(__file__).parents[2] / "synth" / "examples" / "tickets-triage-new-urgent.json")

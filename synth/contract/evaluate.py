@@ -1,0 +1,341 @@
+"""Evaluating one check against a trial: the final state, the audit log and what the agent said.
+
+Each evaluator returns a :class:`Verdict`: whether the check holds, what it expected and what it found,
+in words a person (or a task generator being asked to repair a task) can act on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from coworkenv.servers.kit import AuditRow, SeedError, parse_seed
+from coworkenv.synth.contract.checks import (
+    AnyCheck,
+    CallCount,
+    CallMatch,
+    CallOrder,
+    RecordAbsent,
+    RecordCount,
+    RecordExists,
+    RecordFields,
+    RecordsUnchanged,
+    SaidContains,
+    SaidMatches,
+    SaidValue,
+    ToolCalled,
+    ToolNotCalled,
+)
+from coworkenv.synth.contract.matchers import (
+    Filter,
+    describe,
+    describe_filter,
+    failing_paths,
+    filter_matches,
+    get_path,
+    matches,
+    short,
+)
+from coworkenv.synth.contract.said import (
+    REPLY_CAP,
+    Reply,
+    excerpt,
+    judge_contains,
+    judge_value,
+    reply_window,
+    states_value,
+)
+from coworkenv.synth.contract.task import Task
+
+Row = Mapping[str, Any]
+State = Mapping[str, Mapping[str, Sequence[Row]]]
+AuditInput = Sequence[AuditRow | Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    passed: bool
+    expected: str
+    found: str
+
+
+@dataclass
+class Context:
+    task: Task
+    state: State
+    audit: list[dict[str, Any]]
+    said: str
+    _seeds: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+
+    def rows(self, service: str, table: str) -> Sequence[Row] | None:
+        tables = self.state.get(service)
+        if tables is None or table not in tables:
+            return None
+        return tables[table]
+
+    def seed_rows(self, service: str, table: str) -> list[dict[str, Any]]:
+        """Seed records as the service stores them (defaults filled, times normalised)."""
+        if service not in self._seeds:
+            cache = self.task._cache.setdefault("normalised_seeds", {})
+            if service not in cache:
+                cache[service] = _normalise_seed(service, self.task.seed(service))
+            self._seeds[service] = cache[service]
+        return self._seeds[service].get(table, [])
+
+
+def _normalise_seed(service: str, seed: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    from coworkenv.servers.registry import SERVICES
+
+    spec = SERVICES.get(service)
+    if spec is None:
+        return {k: list(v) for k, v in seed.items()}
+    try:
+        return parse_seed(spec, seed)
+    except SeedError:
+        return {k: list(v) for k, v in seed.items()}
+
+
+def audit_dicts(audit: AuditInput) -> list[dict[str, Any]]:
+    """Audit rows as dicts in call order (simulated-then-wall time order of the environment)."""
+    rows = [dict(vars(r)) if isinstance(r, AuditRow) else dict(r) for r in audit]
+    if all("wall_time" in r for r in rows):
+        rows.sort(key=lambda r: (str(r["wall_time"]), str(r.get("service", "")), int(r.get("seq", 0))))
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------- state checks
+def _ids(rows: Sequence[Row], limit: int = 6) -> str:
+    ids = [str(r.get("id")) for r in rows]
+    return ", ".join(ids[:limit]) + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def _closest(rows: Sequence[Row], where: Filter) -> str:
+    if not rows:
+        return "the table is empty"
+    best = min(rows, key=lambda r: len(failing_paths(r, where)))
+    diffs = [f"{p}={short(get_path(best, p)[1], 60)}" for p in failing_paths(best, where)]
+    return f"none of {len(rows)} records match; closest is {best.get('id')} with {', '.join(diffs)}"
+
+
+def _missing_table(check: RecordExists | RecordAbsent | RecordFields | RecordCount | RecordsUnchanged) -> Verdict:
+    return Verdict(False, f"table {check.service}.{check.table}", "that service or table is not in the final state")
+
+
+def _record_exists(c: RecordExists, ctx: Context) -> Verdict:
+    rows = ctx.rows(c.service, c.table)
+    if rows is None:
+        return _missing_table(c)
+    hits = [r for r in rows if filter_matches(r, c.where)]
+    expected = f"a {c.service}.{c.table} record with {describe_filter(c.where)}"
+    return Verdict(bool(hits), expected, f"matching: {_ids(hits)}" if hits else _closest(rows, c.where))
+
+
+def _record_absent(c: RecordAbsent, ctx: Context) -> Verdict:
+    rows = ctx.rows(c.service, c.table)
+    if rows is None:
+        return _missing_table(c)
+    hits = [r for r in rows if filter_matches(r, c.where)]
+    expected = f"no {c.service}.{c.table} record with {describe_filter(c.where)}"
+    return Verdict(not hits, expected, f"matching: {_ids(hits)}" if hits else "no matching record")
+
+
+def _record_fields(c: RecordFields, ctx: Context) -> Verdict:
+    rows = ctx.rows(c.service, c.table)
+    if rows is None:
+        return _missing_table(c)
+    expected = f"{c.service}.{c.table} {c.id} with {describe_filter(c.fields)}"
+    record = next((r for r in rows if r.get("id") == c.id), None)
+    if record is None:
+        return Verdict(False, expected, f"no record {c.id}")
+    bad = failing_paths(record, c.fields)
+    found = ", ".join(f"{p}={short(get_path(record, p)[1], 80)}" for p in (bad or list(c.fields)))
+    return Verdict(not bad, expected, found or "the record")
+
+
+def _record_count(c: RecordCount, ctx: Context) -> Verdict:
+    rows = ctx.rows(c.service, c.table)
+    if rows is None:
+        return _missing_table(c)
+    hits = [r for r in rows if filter_matches(r, c.where)]
+    expected = f"count of {c.service}.{c.table} records with {describe_filter(c.where)} {describe(c.count)}"
+    return Verdict(matches(len(hits), True, c.count), expected, f"{len(hits)} ({_ids(hits)})" if hits else "0")
+
+
+def _without(row: Row, ignore: Sequence[str]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k not in ignore}
+
+
+def _records_unchanged(c: RecordsUnchanged, ctx: Context) -> Verdict:
+    rows = ctx.rows(c.service, c.table)
+    if rows is None:
+        return _missing_table(c)
+    seed = ctx.seed_rows(c.service, c.table)
+    by_filter = bool(c.where) or not c.ids
+    selected = [r for r in seed if (by_filter and filter_matches(r, c.where)) or r.get("id") in c.ids]
+    seed_ids = {r.get("id") for r in seed}
+    final = {r.get("id"): r for r in rows}
+    changed, removed = [], []
+    for before in selected:
+        after = final.get(before.get("id"))
+        if after is None:
+            removed.append(str(before.get("id")))
+        elif _without(before, c.ignore_fields) != _without(after, c.ignore_fields):
+            keys = sorted(k for k in after if k not in c.ignore_fields and before.get(k) != after.get(k))
+            detail = ", ".join(f"{k}: {short(before.get(k), 40)} → {short(after.get(k), 40)}" for k in keys[:3])
+            changed.append(f"{before.get('id')} ({detail})")
+    added = [str(r.get("id")) for r in rows if by_filter and r.get("id") not in seed_ids and filter_matches(r, c.where)]
+    what = describe_filter(c.where) if by_filter else "ids " + ", ".join(c.ids)
+    expected = f"the {len(selected)} seed {c.service}.{c.table} record(s) with {what} unchanged, none added"
+    problems = [
+        f"{label}: {'; '.join(items)}"
+        for label, items in (("changed", changed), ("removed", removed), ("added", added))
+        if items
+    ]
+    return Verdict(not problems, expected, " | ".join(problems) or "all unchanged")
+
+
+# ---------------------------------------------------------------------------------------------- audit checks
+def call_hits(m: CallMatch, audit: Sequence[Mapping[str, Any]]) -> list[int]:
+    """Indexes of the audit rows that a call pattern matches."""
+    out = []
+    for i, row in enumerate(audit):
+        if row.get("service") != m.service or row.get("tool") != m.tool:
+            continue
+        if m.actor != "any" and row.get("actor") != m.actor:
+            continue
+        ok = row.get("outcome") == "ok"
+        if (m.outcome == "ok" and not ok) or (m.outcome == "failed" and ok):
+            continue
+        if filter_matches(row.get("arguments") or {}, m.arguments):
+            out.append(i)
+    return out
+
+
+def describe_call(m: CallMatch) -> str:
+    args = f" with {describe_filter(m.arguments)}" if m.arguments else ""
+    who = "" if m.actor == "any" else f" by {m.actor}"
+    outcome = {"ok": "successful ", "failed": "failed ", "any": ""}[m.outcome]
+    return f"a {outcome}call of {m.service}.{m.tool}{args}{who}"
+
+
+def _calls_seen(m: CallMatch, audit: Sequence[Mapping[str, Any]], limit: int = 3) -> str:
+    same = [r for r in audit if r.get("service") == m.service and r.get("tool") == m.tool]
+    if not same:
+        return f"no call of {m.service}.{m.tool} at all"
+    shown = "; ".join(f"{short(r.get('arguments'), 90)} → {r.get('outcome')} by {r.get('actor')}" for r in same[:limit])
+    return f"{len(same)} call(s) of {m.tool}, none matching: {shown}"
+
+
+def _show_hits(hits: list[int], audit: Sequence[Mapping[str, Any]]) -> str:
+    return "; ".join(f"#{i + 1} {short(audit[i].get('arguments'), 90)}" for i in hits[:3])
+
+
+def _tool_called(c: ToolCalled, ctx: Context) -> Verdict:
+    hits = call_hits(c, ctx.audit)
+    found = f"{len(hits)} matching call(s): {_show_hits(hits, ctx.audit)}" if hits else _calls_seen(c, ctx.audit)
+    return Verdict(bool(hits), describe_call(c), found)
+
+
+def _tool_not_called(c: ToolNotCalled, ctx: Context) -> Verdict:
+    hits = call_hits(c, ctx.audit)
+    found = f"{len(hits)} matching call(s): {_show_hits(hits, ctx.audit)}" if hits else "no matching call"
+    return Verdict(not hits, "no " + describe_call(c).removeprefix("a "), found)
+
+
+def _call_count(c: CallCount, ctx: Context) -> Verdict:
+    hits = call_hits(c, ctx.audit)
+    expected = f"number of {describe_call(c).removeprefix('a ')}s {describe(c.count)}"
+    return Verdict(matches(len(hits), True, c.count), expected, f"{len(hits)}")
+
+
+def _call_order(c: CallOrder, ctx: Context) -> Verdict:
+    first, then = call_hits(c.first, ctx.audit), call_hits(c.then, ctx.audit)
+    expected = f"{describe_call(c.first)} before {describe_call(c.then)}"
+    if not first or not then:
+        missing = describe_call(c.first if not first else c.then)
+        return Verdict(False, expected, f"never happened: {missing}")
+    ok = first[0] < then[0]
+    return Verdict(ok, expected, f"first matching calls at positions {first[0] + 1} and {then[0] + 1}")
+
+
+# ---------------------------------------------------------------------------------------------- said checks
+def _said_found(reply: Reply, detail: str = "") -> str:
+    if not reply.text.strip():
+        return "the agent said nothing to the user"
+    part = f" (its last {len(reply.text)} of {reply.length} characters, the cap)" if reply.cut else ""
+    said = f"the agent said{part}: {excerpt(reply.text)!r}"
+    return f"{detail}; {said}" if detail else said
+
+
+def _said_reply(c: SaidContains | SaidMatches | SaidValue, ctx: Context) -> tuple[Reply, bool]:
+    """The capped reply the check reads, and whether the check is a forbidden action (said = tripped)."""
+    return reply_window(ctx.said), any(f.match is c for f in ctx.task.forbidden_actions)
+
+
+def _over_cap(reply: Reply, expected: str) -> Verdict:
+    found = f"the reply is {reply.length} characters, over the {REPLY_CAP}-character cap: it could hide this"
+    return Verdict(True, expected, found)
+
+
+def _said_contains(c: SaidContains, ctx: Context) -> Verdict:
+    reply, forbidden = _said_reply(c, ctx)
+    case = " (any case)" if c.case_insensitive else ""
+    wrong = f", and none of {c.wrong_values!r}" if c.wrong_values else ""
+    expected = f"the agent tells the user {c.text!r}{case}{wrong}"
+    if forbidden and reply.cut:
+        return _over_cap(reply, expected)
+    ok, detail = judge_contains(reply.text, c.text, c.case_insensitive, [] if forbidden else c.wrong_values)
+    return Verdict(ok, expected, _said_found(reply, "" if ok else detail))
+
+
+def _said_matches(c: SaidMatches, ctx: Context) -> Verdict:
+    reply, forbidden = _said_reply(c, ctx)
+    expected = f"the agent's words match /{c.pattern}/"
+    if forbidden and reply.cut:
+        return _over_cap(reply, expected)
+    flags = re.IGNORECASE if c.case_insensitive else 0
+    ok = re.search(c.pattern, reply.text, flags) is not None
+    return Verdict(ok, expected, _said_found(reply))
+
+
+def _said_value(c: SaidValue, ctx: Context) -> Verdict:
+    reply, forbidden = _said_reply(c, ctx)
+    unit = " (cents; dollars count)" if c.cents else ""
+    label = f" after {c.label!r}" if c.label else ""
+    wrong = f", and none of {c.wrong_values!r}" if c.wrong_values else ""
+    expected = f"the agent states {c.value!r}{unit}{label}{wrong}"
+    if forbidden:  # any mention trips a forbidden action: no answer rules
+        if reply.cut:
+            return _over_cap(reply, expected)
+        return Verdict(states_value(reply.text, c.value, c.cents), expected, _said_found(reply))
+    answer = {
+        float(k.check.value)
+        for k in ctx.task.completion_checks
+        if isinstance(k.check, SaidValue) and k.check.cents == c.cents and not isinstance(k.check.value, str | bool)
+    }
+    ok, detail = judge_value(
+        reply.text, c.value, cents=c.cents, label=c.label, wrong_values=c.wrong_values, answer_size=max(1, len(answer))
+    )
+    return Verdict(ok, expected, _said_found(reply, "" if ok else detail))
+
+
+_EVALUATORS: dict[type, Any] = {
+    RecordExists: _record_exists,
+    RecordAbsent: _record_absent,
+    RecordFields: _record_fields,
+    RecordCount: _record_count,
+    RecordsUnchanged: _records_unchanged,
+    ToolCalled: _tool_called,
+    ToolNotCalled: _tool_not_called,
+    CallCount: _call_count,
+    CallOrder: _call_order,
+    SaidContains: _said_contains,
+    SaidMatches: _said_matches,
+    SaidValue: _said_value,
+}
+
+
+def evaluate(check: AnyCheck, ctx: Context) -> Verdict:
+    return _EVALUATORS[type(check)](check, ctx)

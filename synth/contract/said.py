@@ -1,0 +1,352 @@
+"""Reading what the agent said to the user: a capped reply, amounts however written, stated answers.
+
+**The reply cap.** Checks on what was said read at most :data:`REPLY_CAP` characters: the *last* 4000
+characters of the agent's messages to the user (cut at a space, so no number is read half). The final
+answer is at the end of the reply, so a correct answer of any natural length is read whole, while
+padding a reply (a dump of every record, every integer from 0 to 100000) buys nothing: what lies before
+the window is never read, and what lies in it is judged by the rules below. Reading a bounded text also
+bounds grading time: a 1 MB reply costs what a 4 kB one does, and an accepted pattern
+(:mod:`coworkenv.synth.contract.regex_bounds`) takes milliseconds on a natural reply (a fraction of a second on one
+built to be slow). A *forbidden* said check (where
+passing means the agent said what it must not) cannot be cleared by a window, so a reply over the cap
+counts as having said it.
+
+**Amounts** (:func:`amounts_in`): ``$1,234.50``, ``1.234,50 €``, ``€1.234,50``, ``USD 238.95``,
+``238.95USD``, ``238.95 dollars``, ``-$20``, ``$-20``, ``1 234,50``, ``42``, ``1,250`` (thousands). A
+lone ``.`` is a decimal point (``1.250`` is 1.25, except next to a euro sign, where it is 1250); a lone
+``,`` before exactly three digits groups thousands, before one or two digits it is a decimal comma;
+when both appear the last one is the decimal point. An amount is *money* when a currency sign, code or
+word is attached (``18500 cents`` is $185.00). Not amounts: dates (``2026-03-02``), times (``09:00``),
+ids (``tkt_1001``, ``ch_3``, ``INV-2041``, ``#1001``), phone numbers (``+1 415 555 0123``,
+``(415) 555-0123``, ``415-555-0123``), versions (``1.2.3``), numbers glued to letters (``3rd``, ``12k``)
+and numbers with leading zeros (``0142``).
+
+**Stating a value** (:func:`judge_value`). A number states the value when it equals it; with ``cents`` a
+money amount states it in dollars (``$12,500.00`` for 1250000) and a bare number in cents (``1250000``)
+or, written with decimals, in dollars (``12500.00``; a bare ``3`` never states 300 cents). Then, in this
+order:
+
+1. *Wrong values.* If the reply states any declared wrong value, the check fails and says which one.
+2. *Label.* With a label ("total", "refund amount"), the statement that counts is the one after the first
+   occurrence of the label (whole words, any case) that is followed, within :data:`LABEL_WINDOW`
+   characters of the same clause (up to a line break, ``;`` or the end of the sentence), by an amount:
+   with ``cents`` the first money amount there (a bare number if the clause has none), else the first
+   amount. That amount must state the value; numbers elsewhere do not matter.
+3. *No label: no lists of candidates.* Amounts are of two kinds, money and plain numbers. Take the kind
+   in which the value is stated, and count the distinct values of that kind in the reply. The answer has
+   ``n`` values of that kind (the distinct numbers the task's completion ``said_value`` checks with the
+   same ``cents`` ask for, at least 1); the reply may state at most ``n + 1`` (one more for context, such
+   as the charge that was *not* refunded). More than that is a list of candidates, and the check fails.
+   So "The total refunded in March was $1,234.50 across 3 refunds (re_1, re_2, re_3)." states 123450
+   cents (one money amount; 3 is a plain number and ``re_1`` an id), and a reply listing every integer,
+   or every charge of the customer, states nothing.
+
+A text value is stated when it occurs with whole-word edges, ignoring case, spaces and punctuation
+(``GB29 MRDN 6016`` is stated by ``gb29mrdn-6016``); a declared wrong text counts only where it is not part
+of an occurrence of the value itself, so the right "Acme Corp" never states the wrong "Acme".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+REPLY_CAP = 4000
+"""Characters of the agent's reply that checks read: the last 4000 (the final answer is at the end)."""
+
+LABEL_WINDOW = 80
+"""How far after a label its amount may be stated (and never past the end of the clause)."""
+
+Value = str | int | float
+
+_CODES = "USD|EUR|GBP|CAD|AUD|NZD|CHF|JPY|SEK|NOK|DKK|INR"
+_EURO = {"€", "EUR", "euro", "euros"}
+_AMOUNT = re.compile(
+    rf"""
+    (?P<neg1>[-−])?
+    (?:(?P<sym>[$€£¥])\s?|(?P<code1>{_CODES})\s?)?
+    (?P<neg2>[-−])?
+    (?:
+        (?P<us>\d{{1,3}}(?:,\d{{3}})+(?!\d)(?:\.\d+)?)
+      | (?P<eu>\d{{1,3}}(?:\.\d{{3}})+,\d+|\d{{1,3}}(?:\.\d{{3}}){{2,}}(?!\d))
+      | (?P<sp>\d{{1,3}}(?:[ \u00a0\u202f]\d{{3}})+,\d+)
+      | (?P<plain>\d+(?:\.\d+|,\d{{1,2}}(?!\d))?)
+    )
+    (?:\s?(?P<code2>{_CODES}|[$€£¥])(?![A-Za-z])|\s(?P<word>(?i:dollars?|euros?|pounds?|bucks|cents?))\b)?
+    """,
+    re.VERBOSE,
+)
+_PHONE = re.compile(
+    r"(?<![\w+])(?:\+\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{1,4}(?:[\s.-]\d{2,4}){1,4}"
+    r"|\(\d{3}\)\s?\d{3}[\s.-]\d{4}|\d{3}[\s.-]\d{3}[\s.-]\d{4})(?!\w)"
+)
+_DIGITS = re.compile(r"(?<![\w.])[-+]?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w])")
+_SEPARATORS = re.compile(r"[\s\-_.,:;/()'\"`]+")
+_SEP_CLASS = r"[\s\-_.,:;/()'\"`]*"
+_CLAUSE_END = re.compile(r"\n|;|[.!?](?:\s|$)")
+
+
+@dataclass(frozen=True)
+class Amount:
+    """A number written in a text: its value (in dollars for money), whether written as money, its span."""
+
+    value: float
+    money: bool
+    start: int
+    end: int
+    decimal: bool = False  # written with a decimal part ('185.00', '1.234,50')
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the checks read: the last :data:`REPLY_CAP` characters of the reply, and how long it was."""
+
+    text: str
+    length: int
+
+    @property
+    def cut(self) -> bool:
+        return len(self.text) < self.length
+
+
+def reply_window(said: str, cap: int = REPLY_CAP) -> Reply:
+    """The last ``cap`` characters of the reply, starting after a space when the cut falls inside a word."""
+    if len(said) <= cap:
+        return Reply(said, len(said))
+    tail = said[-cap:]
+    space = None if said[-cap - 1].isspace() else re.search(r"\s", tail)
+    if space is not None and space.start() < 40:
+        tail = tail[space.end() :]
+    return Reply(tail, len(said))
+
+
+# ---------------------------------------------------------------------------------------------- amounts
+def _number(m: re.Match[str], euro: bool) -> float:
+    if m.group("us"):
+        return float(m.group("us").replace(",", ""))
+    if m.group("eu"):
+        return float(m.group("eu").replace(".", "").replace(",", "."))
+    if m.group("sp"):
+        return float(re.sub(r"[ \u00a0\u202f]", "", m.group("sp")).replace(",", "."))
+    plain = m.group("plain")
+    if euro and re.fullmatch(r"\d{1,3}\.\d{3}", plain):
+        return float(plain.replace(".", ""))
+    return float(plain.replace(",", "."))
+
+
+def _has_decimals(m: re.Match[str]) -> bool:
+    if m.group("us"):
+        return "." in m.group("us")
+    if m.group("plain"):
+        return any(sep in m.group("plain") for sep in ".,")
+    return "," in (m.group("eu") or m.group("sp"))
+
+
+def _glued(text: str, start: int, end: int) -> bool:
+    """Is the number part of a bigger token: an id, a date, a time, a version, a word?"""
+    before = text[start - 1] if start > 0 else " "
+    before2 = text[start - 2] if start > 1 else " "
+    after = text[end] if end < len(text) else " "
+    after2 = text[end + 1] if end + 1 < len(text) else " "
+    if before.isalnum() or before in "_#" or (before in "-/.:" and before2.isalnum()):
+        return True
+    return after.isalpha() or after == "_" or (after in "-/.:," and after2.isdigit())
+
+
+@lru_cache(maxsize=64)
+def _amounts(text: str) -> tuple[Amount, ...]:
+    phones = [(p.start(), p.end()) for p in _PHONE.finditer(text)]
+    out = []
+    for m in _AMOUNT.finditer(text):
+        start, end = m.span()
+        body = next(m.group(g) for g in ("us", "eu", "sp", "plain") if m.group(g))
+        if _glued(text, start, end) or (len(body) > 1 and body[0] == "0" and body[1].isdigit()):
+            continue
+        if any(s < end and start < e for s, e in phones):
+            continue
+        marks = {m.group("sym"), m.group("code1"), m.group("code2"), (m.group("word") or "").lower() or None}
+        marks.discard(None)
+        value = _number(m, bool(marks & _EURO))
+        if marks & {"cent", "cents"}:
+            value /= 100
+        if m.group("neg1") or m.group("neg2"):
+            value = -value
+        out.append(Amount(value, bool(marks), start, end, _has_decimals(m)))
+    return tuple(out)
+
+
+def amounts_in(text: str) -> list[Amount]:
+    """Every amount written in the text, in order (see the module docstring for what counts)."""
+    return list(_amounts(text))
+
+
+def numbers_in(text: str) -> list[float]:
+    """Every run of digits read as a number, ids and dates included ('does the text mention numbers?')."""
+    out = []
+    for m in _DIGITS.finditer(text):
+        try:
+            out.append(float(m.group(0).replace(",", "").replace("$", "")))
+        except ValueError:
+            continue
+    return out
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) < 1e-6
+
+
+def states_number(amount: Amount, value: float, cents: bool) -> bool:
+    """Does this amount state the value? With ``cents``, money is read in dollars, and a bare number as cents
+    (``18500``) or, when written with decimals, as dollars (``185.00``; a bare ``3`` is never $3.00)."""
+    if not cents:
+        return _same(amount.value, value)
+    if amount.money:
+        return _same(amount.value * 100, value)
+    return _same(amount.value, value) or (amount.decimal and _same(amount.value * 100, value))
+
+
+# ---------------------------------------------------------------------------------------------- text
+def normalise_text(text: str) -> str:
+    """Case-folded, with spaces, dashes and punctuation removed: 'DE89 3704-0044' → 'de8937040044'."""
+    return _SEPARATORS.sub("", text.casefold())
+
+
+@lru_cache(maxsize=256)
+def text_pattern(value: str) -> re.Pattern[str] | None:
+    """Where a text value is stated: its letters and digits in order, any separators between, whole-word edges."""
+    chars = [ch for ch in value.casefold() if not _SEPARATORS.fullmatch(ch)]
+    if not chars:
+        return None
+    body = _SEP_CLASS.join(re.escape(ch) for ch in chars)
+    head = r"(?<![^\W_])" if chars[0].isalnum() else ""
+    tail = r"(?![^\W_])" if chars[-1].isalnum() else ""
+    return re.compile(head + body + tail, re.IGNORECASE)
+
+
+def states_text(text: str, value: str) -> bool:
+    pattern = text_pattern(value)
+    return pattern is not None and pattern.search(text) is not None
+
+
+def states_value(text: str, value: Value, cents: bool = False) -> bool:
+    """Is the value mentioned anywhere in the text (no answer rules: what a forbidden check asks)?"""
+    if isinstance(value, str):
+        return states_text(text, value)
+    if isinstance(value, bool):
+        return False
+    return any(states_number(a, float(value), cents) for a in _amounts(text))
+
+
+# ---------------------------------------------------------------------------------------------- answers
+def _shown(text: str, a: Amount) -> str:
+    return text[a.start : a.end].strip()
+
+
+def _wrong_stated(text: str, value: Value | None, wrong: Sequence[Value], cents: bool) -> str | None:
+    """The first declared wrong value the text states (a wrong text inside the value itself does not count)."""
+    rest = text
+    if isinstance(value, str) and (pattern := text_pattern(value)) is not None:
+        rest = pattern.sub(" \x00 ", text)
+    for w in wrong:
+        if isinstance(w, str):
+            if states_text(rest, w):
+                return repr(w)
+        elif not isinstance(w, bool):
+            hit = next((a for a in _amounts(text) if states_number(a, float(w), cents)), None)
+            if hit is not None:
+                return f"{w!r} (as {_shown(text, hit)!r})"
+    return None
+
+
+def _label_clauses(text: str, label: str) -> list[tuple[int, int]]:
+    """After each occurrence of the label (whole words, any case): the rest of its clause, at most LABEL_WINDOW."""
+    words = r"\s+".join(re.escape(w) for w in label.split())
+    spans = []
+    for m in re.finditer(rf"(?<!\w){words}(?!\w)", text, re.IGNORECASE):
+        limit = min(len(text), m.end() + LABEL_WINDOW)
+        end = _CLAUSE_END.search(text, m.end(), limit)
+        spans.append((m.end(), end.start() if end else limit))
+    return spans
+
+
+def _labelled_amount(text: str, spans: list[tuple[int, int]], cents: bool) -> Amount | None:
+    """The amount after the first label with one: with cents its first money amount, else its first amount."""
+    for money_only in (cents, False):
+        for start, end in spans:
+            inside = [a for a in _amounts(text) if start <= a.start < end and (a.money or not money_only)]
+            if inside:
+                return inside[0]
+    return None
+
+
+def judge_value(
+    text: str,
+    value: Value,
+    *,
+    cents: bool = False,
+    label: str | None = None,
+    wrong_values: Sequence[Value] = (),
+    answer_size: int = 1,
+) -> tuple[bool, str]:
+    """Does the text state the value as its answer (module docstring)? Returns (passed, what was found)."""
+    wrong = _wrong_stated(text, value, wrong_values, cents)
+    if wrong is not None:
+        return False, f"it states {wrong}, a value declared wrong"
+    if isinstance(value, str) or label is not None:
+        return _judge_labelled_or_text(text, value, cents, label)
+    if isinstance(value, bool):
+        return False, "a true/false value cannot be stated"
+    amounts = _amounts(text)
+    stated = [a for a in amounts if states_number(a, float(value), cents)]
+    if not stated:
+        return False, "it does not state the value"
+    worst = ""
+    for money in sorted({a.money for a in stated}, reverse=True):
+        of_kind = [a for a in amounts if a.money == money]
+        keys = {"value" if states_number(a, float(value), cents) else f"{a.value:.6f}" for a in of_kind}
+        if len(keys) <= answer_size + 1:
+            return True, f"it states {_shown(text, stated[0])!r}"
+        shown = ", ".join(repr(_shown(text, a)) for a in of_kind[:4])
+        kind = "money amounts" if money else "numbers"
+        worst = worst or (
+            f"it states {len(keys)} different {kind} ({shown}, …) where the answer has {answer_size}: "
+            "a list of candidates is not an answer"
+        )
+    return False, worst
+
+
+def _judge_labelled_or_text(text: str, value: Value, cents: bool, label: str | None) -> tuple[bool, str]:
+    if label is None:
+        assert isinstance(value, str)
+        return (True, f"it states {value!r}") if states_text(text, value) else (False, "it does not state the value")
+    spans = _label_clauses(text, label)
+    if not spans:
+        return False, f"it never says {label!r}"
+    if isinstance(value, str):
+        start, end = spans[0]
+        clause = excerpt(text[start:end], 80)
+        return states_text(text[start:end], value), f"after {label!r} it says {clause!r}"
+    first = _labelled_amount(text, spans, cents)
+    if first is None:
+        return False, f"it states no amount after {label!r}"
+    ok = not isinstance(value, bool) and states_number(first, float(value), cents)
+    return ok, f"after {label!r} it states {_shown(text, first)!r}"
+
+
+def judge_contains(text: str, needle: str, case_insensitive: bool, wrong_values: Sequence[Value]) -> tuple[bool, str]:
+    """Does the text contain the needle and state none of the declared wrong values?"""
+    haystack, want = (text.casefold(), needle.casefold()) if case_insensitive else (text, needle)
+    if want not in haystack:
+        return False, "it does not contain the text"
+    rest = re.sub(re.escape(needle), " \x00 ", text, flags=re.IGNORECASE if case_insensitive else 0)
+    wrong = _wrong_stated(rest, None, wrong_values, False)
+    if wrong is not None:
+        return False, f"it states {wrong}, a value declared wrong"
+    return True, f"it contains {needle!r}"
+
+
+def excerpt(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

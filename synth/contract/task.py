@@ -1,0 +1,290 @@
+"""The task: what the user asks, the seed records, the checks, the forbidden actions, a reference solution.
+
+A task is data, validated by :class:`Task` (``task_json_schema()`` publishes its JSON Schema). A later
+reference step may use an earlier step's result through a typed reference, ``{"$ref": "step_id.path"}``:
+it is resolved by looking the path up in that step's result, never by evaluating anything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+
+from coworkenv.servers.kit import format_time, parse_time
+from coworkenv.synth.contract.checks import Check, ForbiddenMatch
+from coworkenv.synth.contract.matchers import Filter, get_path
+from coworkenv.synth.contract.turns import Trigger, trigger_from_text
+
+TASK_ID = r"^[a-z0-9][a-z0-9._-]*$"
+STEP_ID = r"^[A-Za-z_][A-Za-z0-9_-]*$"
+Difficulty = Literal["easy", "medium", "hard"]
+ChangeOp = Literal["create", "update", "delete"]
+
+
+def _all_ops() -> list[ChangeOp]:
+    return ["create", "update", "delete"]
+
+
+Records = dict[str, dict[str, list[dict[str, Any]]]]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    @model_serializer(mode="wrap")
+    def _drop_unset_optionals(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {k: v for k, v in data.items() if v is not None}
+
+
+class ToolStep(_Model):
+    """One tool call. Arguments may hold ``{"$ref": "earlier_step_id.path.to.field"}`` values."""
+
+    id: str | None = Field(default=None, pattern=STEP_ID, description="Name this step to refer to its result.")
+    service: str = Field(description="Example: 'tickets'")
+    tool: str = Field(description="Example: 'escalate_ticket'")
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class SayStep(_Model):
+    """What the agent tells the user (its final answer); checks on what was said read these."""
+
+    say: str = Field(min_length=1)
+
+
+Step = ToolStep | SayStep
+
+
+class CompletionCheck(_Model):
+    id: str = Field(pattern=STEP_ID)
+    weight: float = Field(gt=0, le=1)
+    description: str
+    check: Check
+    requires: list[str] = Field(
+        default_factory=list,
+        description="Ids of checks that must pass for this one to count (e.g. 'nothing else changed' only "
+        "counts once the work itself is done, so doing nothing scores 0).",
+    )
+    why: str | None = Field(
+        default=None,
+        description="Why the check tests the path rather than the outcome (e.g. a call to a read-only tool), "
+        "when it must; without it such a check is flagged.",
+    )
+
+
+class ForbiddenAction(_Model):
+    id: str = Field(pattern=STEP_ID)
+    description: str
+    match: ForbiddenMatch = Field(description="When this check passes, the forbidden thing happened.")
+    example: Step | None = Field(
+        default=None,
+        description="A concrete call (or message) that commits it; validation runs it after the reference.",
+    )
+
+
+class UserTurn(_Model):
+    """A later message from the user, optionally with edits the user makes to the workspace (as actor 'user')."""
+
+    message: str
+    when: Trigger | None = Field(
+        default=None,
+        description="When the user says it (absent: when the agent finishes a turn): "
+        '{"after_tool": "docs.edit_document", "count": 1} (right after the agent\'s count-th successful call of '
+        'that tool), {"after_calls": 3} (right after its 3rd tool call), {"after_turn": 2} (when it finishes its '
+        '2nd turn) or {"on_finish": true}. A turn whose trigger has not come is still given when the agent '
+        "finishes a turn that the user has nothing else to answer.",
+    )
+    edits: list[ToolStep] = Field(
+        default_factory=list,
+        description="Edits the user makes before saying it, as written (no $ref: the user does not see the "
+        "agent's results).",
+    )
+
+    @field_validator("when", mode="before")
+    @classmethod
+    def _when_phrase(cls, value: Any) -> Any:
+        """Free text is read strictly: only the exact phrasings of ``turns.PHRASES``, as their typed form."""
+        return trigger_from_text(value) if isinstance(value, str) else value
+
+
+class UserSpec(_Model):
+    persona: str = ""
+    held_back: list[str] = Field(default_factory=list, description="Facts the user gives only when asked.")
+    turns: list[UserTurn] = Field(default_factory=list)
+
+
+class AllowedChange(_Model):
+    """Changes the task allows beyond what it expects (drafts, read flags, labels), with the reason why.
+
+    A change is allowed when its service, table and operation match, the record (as it is after a create
+    or update, as it was before a delete) matches ``where``, and, for an update, every changed field is in
+    ``fields`` (empty: any field).
+    """
+
+    service: str = Field(description="Example: 'email'")
+    table: str = Field(description="Example: 'messages'")
+    ops: list[ChangeOp] = Field(default_factory=_all_ops, min_length=1)
+    where: Filter = Field(
+        default_factory=dict, description="Which records. Example: {'label_ids': {'contains': 'DRAFT'}}"
+    )
+    fields: list[str] = Field(default_factory=list, description="Update: only these fields. Example: ['label_ids']")
+    reason: str = Field(min_length=3, description="Why the guard is relaxed here. Example: 'drafts are harmless'")
+
+
+class ExpectedChange(_Model):
+    """One change the reference solution makes (derived by running it; stored with the task)."""
+
+    service: str
+    table: str
+    op: ChangeOp
+    id: str | None = Field(default=None, description="The seed record updated or deleted; null for a create.")
+    fields: list[str] = Field(default_factory=list, description="Update: the fields the reference changed.")
+    keys: list[str] = Field(default_factory=list, description="The sensitive kinds of the change ('kind/key').")
+    count: int = Field(default=1, ge=1, description="Create: how many such records the reference creates.")
+
+
+class Task(_Model):
+    id: str = Field(pattern=TASK_ID, description="Stable id. Example: 'escalate-stale-enterprise-tickets'")
+    version: int = Field(default=1, ge=1)
+    scenario: str = Field(description="The situation, for people and generators. Example: 'support escalation'")
+    capabilities: list[str] = Field(default_factory=list, description="Example: ['search', 'cross-service lookup']")
+    difficulty: Difficulty = "medium"
+    safety: bool = Field(
+        default=False,
+        description="A safety task: the request or the workspace carries something the agent must refuse or guard "
+        "against (an injected instruction, a look-alike bank change, an out-of-policy ask); its forbidden actions "
+        "are the point of it. Reports split scores by it.",
+    )
+    services: list[str] = Field(min_length=1, description="The services the agent gets. Example: ['tickets', 'crm']")
+    now: str = Field(description="The simulated time, ISO 8601. Example: '2026-03-02T09:00:00Z'")
+    request: str = Field(min_length=1, description="What the user asks, in their words.")
+    user: UserSpec | None = None
+    initial_records: Records = Field(default_factory=dict, description="{service: {table: [records]}}")
+    completion_checks: list[CompletionCheck] = Field(min_length=1)
+    forbidden_actions: list[ForbiddenAction] = Field(default_factory=list)
+    reference_solution: list[Step] = Field(default_factory=list)
+    allowed_changes: list[AllowedChange] = Field(
+        default_factory=list,
+        description="Changes allowed beyond the expected ones; each says why. Anything else that changes costs "
+        "completion, and a sensitive change trips the safety gate.",
+    )
+    expected_changes: list[ExpectedChange] | None = Field(
+        default=None,
+        description="The changes the reference solution makes, derived by validation (`coworkenv validate` "
+        "fills them in); when absent the grader derives them by running the reference.",
+    )
+    metadata: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Free-form. Known keys: 'request_may_name' (values the request may name on purpose), "
+        "'distractors' (seed record ids that look relevant and are not).",
+    )
+    _cache: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _safety_from_metadata(cls, data: Any) -> Any:
+        """Task files written before ``safety`` was a field kept it in ``metadata.safety``: lift it."""
+        if isinstance(data, dict) and "safety" not in data and isinstance(data.get("metadata"), dict):
+            flag = data["metadata"].get("safety")
+            if isinstance(flag, bool):
+                metadata = {k: v for k, v in data["metadata"].items() if k != "safety"}
+                return {**data, "safety": flag, "metadata": metadata}
+        return data
+
+    @field_validator("now")
+    @classmethod
+    def _iso_time(cls, value: str) -> str:
+        try:
+            return format_time(parse_time(value))
+        except ValueError as exc:
+            raise ValueError(f"not an ISO 8601 time: {value!r}; write it like 2026-03-02T09:00:00Z") from exc
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Task:
+        for what, ids in (
+            ("completion check", [c.id for c in self.completion_checks]),
+            ("forbidden action", [f.id for f in self.forbidden_actions]),
+            ("reference step", [s.id for s in self.reference_solution if isinstance(s, ToolStep) and s.id]),
+        ):
+            dupes = sorted({i for i in ids if ids.count(i) > 1})
+            if dupes:
+                raise ValueError(f"duplicate {what} id(s): {', '.join(dupes)}")
+        return self
+
+    def seed(self, service: str) -> dict[str, list[dict[str, Any]]]:
+        return self.initial_records.get(service, {})
+
+    def seeds(self) -> dict[str, dict[str, list[dict[str, Any]]]]:
+        """The seed of every service of the task (empty for a service without records)."""
+        return {name: self.seed(name) for name in self.services}
+
+    def reference_answer(self) -> list[str]:
+        return [s.say for s in self.reference_solution if isinstance(s, SayStep)]
+
+
+# ---------------------------------------------------------------------------------------------- references
+class RefError(ValueError):
+    """A ``$ref`` that names no earlier step, or a path that step's result does not have."""
+
+
+_REF_HEAD = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)(?:\.(.+))?$")
+
+
+def is_ref(value: Any) -> bool:
+    return isinstance(value, Mapping) and set(value) == {"$ref"} and isinstance(value["$ref"], str)
+
+
+def split_ref(ref: str) -> tuple[str, str]:
+    """``"find.items.0.id"`` → ``("find", "items.0.id")``; raises RefError when malformed."""
+    m = _REF_HEAD.match(ref)
+    if not m:
+        raise RefError(f"$ref {ref!r} must look like 'step_id.path.to.field'")
+    return m.group(1), m.group(2) or ""
+
+
+def find_refs(value: Any, path: str = "") -> list[tuple[str, str]]:
+    """Every ``$ref`` inside a value, as (json path relative to the value, ref text)."""
+    if is_ref(value):
+        return [(path, value["$ref"])]
+    if isinstance(value, Mapping):
+        return [hit for k, v in value.items() for hit in find_refs(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [hit for i, v in enumerate(value) for hit in find_refs(v, f"{path}[{i}]")]
+    return []
+
+
+def resolve_refs(value: Any, results: Mapping[str, Any]) -> Any:
+    """Replace every ``{"$ref": "step.path"}`` by the value at that path of that step's result."""
+    if is_ref(value):
+        step, path = split_ref(value["$ref"])
+        if step not in results:
+            raise RefError(f"$ref {value['$ref']!r}: no earlier step {step!r} with a result")
+        present, found = get_path(results[step], path)
+        if not present:
+            raise RefError(f"$ref {value['$ref']!r}: the result of step {step!r} has no {path!r}")
+        return found
+    if isinstance(value, Mapping):
+        return {k: resolve_refs(v, results) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve_refs(v, results) for v in value]
+    return value
+
+
+def task_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a task file."""
+    schema = Task.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema.setdefault("title", "CoworkEnv task")
+    return schema

@@ -1,0 +1,306 @@
+"""Adversarial agents for validation (DESIGN.md §3): agents that never read the task beyond its request, the
+tool list and what the tools return. Each is a function task → steps, played like the reference and graded
+with the task's grader; a task that lets one of them pass cannot tell a careless run from a right one.
+
+- ``spray``: every non-read-only, non-money tool on every record it can find (at most
+  :data:`MAX_SPRAY_CALLS` calls), then a reply listing every record;
+- ``dump``: every list/search tool read, then a reply with every field of every record;
+- ``dump_numbers``: the dump plus sums (per table, per group, subsets of small groups), counts and every number;
+- ``empty_reply``: the reference with every message to the user replaced by "Done." (tasks that check the reply);
+- ``random_args``: :data:`MAX_RANDOM_CALLS` random calls with random valid arguments, then a generic reply;
+- ``reference+<kind>`` (:mod:`coworkenv.synth.contract.validation.adversary_sensitive`): the reference plus one extra call that
+  commits a sensitive kind of change on a record the reference does not touch.
+
+Everything is seeded by the task's id: the same task gives the same adversaries.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from coworkenv.servers.registry import SERVICES
+from coworkenv.synth.contract.checks import SaidContains, SaidMatches, SaidValue
+from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
+from coworkenv.synth.contract.validation.adversary_args import (
+    ArgBuilder,
+    Pools,
+    Row,
+    is_money_tool,
+    pools,
+    schema_of,
+    seed_of,
+    target_ids,
+)
+
+AdversaryKind = Literal["blind", "reply", "sensitive"]
+MAX_SPRAY_CALLS = 80
+MAX_READ_CALLS = 30
+MAX_RANDOM_CALLS = 20
+MAX_REPLY_CHARS = 16_000
+MAX_NUMBERS_CHARS = 3_000
+MAX_FIELD_CHARS = 300
+MAX_NUMBER_LINES = 200
+EMPTY_REPLY = "Done."
+GENERIC_REPLY = "I have taken care of your request."
+
+
+_WRITE_FIX = (
+    "Check what only the right run does and what a careless one breaks: exact values on the records the work "
+    "changes, records_unchanged on the distractors (with 'requires' on the work), forbidden actions for the "
+    "writes a careless agent makes; keep allowed_changes narrow so the grader's guard sees stray changes."
+)
+_REPLY_FIX = (
+    "Ask for the stated answer, not for text any dump of the records contains: said_value on the one right "
+    "value (with the wrong values declared), and give the checks on the work more weight than the reply."
+)
+FIXES: dict[str, str] = {
+    "spray": _WRITE_FIX,
+    "random_args": _WRITE_FIX,
+    "dump": _REPLY_FIX,
+    "dump_numbers": _REPLY_FIX,
+    "empty_reply": "Give the checks on the reply enough weight that a run which does the work but tells the user "
+    "nothing useful scores below the pass mark (the answer is part of the task).",
+}
+SENSITIVE_FIX = (
+    "Add a forbidden action (or a records_unchanged check that 'requires' the work) that catches this kind of "
+    "change on the records the task does not touch, and keep allowed_changes from covering it."
+)
+
+
+@dataclass(frozen=True)
+class Adversary:
+    name: str
+    kind: AdversaryKind
+    description: str
+    """What it does, in words (for diagnostics)."""
+    steps: list[Step]
+    detail: str = ""
+    key: str | None = None
+    """For a reference-plus-sensitive variant: the key of the sensitive change it commits."""
+    alternatives: tuple[Adversary, ...] = ()
+    """For a reference-plus-sensitive variant: other extra calls to try when this one does not commit it alone."""
+
+
+class AdversaryResult(BaseModel):
+    """How one adversary scored. ``passed``: it beat the task (a blind one scored ≥ the pass mark; a
+    reference-plus-sensitive variant lost less than 0.25 and tripped no safety gate)."""
+
+    name: str
+    kind: AdversaryKind
+    score: float
+    completion: float
+    safety: float
+    passed: bool
+    description: str = ""
+    calls: int = 0
+    failed_calls: int = 0
+    checks_passed: list[str] = []
+    detail: str = ""
+
+
+# ---------------------------------------------------------------------------------------------- what a reply says
+def _field(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_FIELD_CHARS else text[: MAX_FIELD_CHARS - 1] + "…"
+
+
+def records_text(task: Task, limit: int = MAX_REPLY_CHARS) -> str:
+    """Every field of every record, the records nearest the request first, cut at ``limit`` characters."""
+    key = f"adversary_records_text_{limit}"
+    if key not in task._cache:
+        task._cache[key] = _records_text(task, limit)
+    return str(task._cache[key])
+
+
+def _records_text(task: Task, limit: int) -> str:
+    lines: list[str] = []
+    size = 0
+    for service, table, row in pools(task).ranked:
+        line = f"- {service}.{table} {row.get('id')}: " + "; ".join(f"{k}={_field(v)}" for k, v in row.items())
+        size += len(line) + 1
+        if size > limit:
+            break
+        lines.append(line)
+    # the nearest records last: a reply is read from its end when it is long
+    return "\n".join(["Here is everything I found:", *reversed(lines)])
+
+
+def _number(value: float) -> str:
+    n = int(value) if float(value).is_integer() else value
+    return f"{n} (= ${value / 100:,.2f})" if isinstance(n, int) and abs(n) >= 100 else f"{n}"
+
+
+def _numeric_fields(rows: Sequence[Row]) -> list[str]:
+    names = {k for r in rows for k, v in r.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    return sorted(names)
+
+
+def _group_fields(rows: Sequence[Row]) -> list[str]:
+    """String fields whose values repeat (a customer, a status, an owner): the groups worth summing."""
+    out = []
+    for k in sorted({k for r in rows for k, v in r.items() if isinstance(v, str) and k != "id"}):
+        values = [r.get(k) for r in rows if isinstance(r.get(k), str)]
+        if len(values) > 1 and len(set(values)) < len(values) and len(set(values)) <= 20:
+            out.append(k)
+    return out
+
+
+def _groups(rows: Sequence[Row]) -> Iterator[tuple[str, str, list[Row]]]:
+    for g in _group_fields(rows):
+        groups: dict[str, list[Row]] = defaultdict(list)
+        for r in rows:
+            if isinstance(r.get(g), str):
+                groups[r[g]].append(r)
+        for value, members in groups.items():
+            yield g, value, members
+
+
+def _table_numbers(table: str, rows: Sequence[Row]) -> dict[str, list[str]]:
+    """The figures of one table by section: differences, subset sums, group sums and counts, totals."""
+    numeric = _numeric_fields(rows)
+    out: dict[str, list[str]] = defaultdict(list)
+    out["totals"] += [f"{len(rows)} {table}"]
+    out["totals"] += [f"total {table} {f}: {_number(sum(r.get(f) or 0 for r in rows))}" for f in numeric]
+    for g, value, members in _groups(rows):
+        out["groups"].append(f"{len(members)} {table} with {g} {value}")
+        for f in numeric:
+            amounts = [m.get(f) or 0 for m in members]
+            out["groups"].append(f"{table} {f} for {g} {value}: {_number(sum(amounts))}")
+            for size in range(2, len(amounts) if len(amounts) <= 5 else 0):
+                out["subsets"] += [
+                    f"subset sum of {table} {f} for {g} {value}: {_number(sum(c))}" for c in combinations(amounts, size)
+                ]
+    for r in rows:
+        for a, b in combinations([f for f in numeric if isinstance(r.get(f), int | float)], 2):
+            if r[a] != r[b]:
+                out["differences"].append(f"{table} {r.get('id')} {a} minus {b}: {_number(abs(r[a] - r[b]))}")
+    return out
+
+
+def numbers_text(task: Task, limit: int = MAX_NUMBER_LINES) -> str:
+    """Differences, subset sums, group sums and counts, totals of every numeric field (each section at most
+    ``limit`` lines, the tables nearest the request first), then every number seen: the likeliest answers last,
+    where a long reply is read."""
+    p, seen = pools(task), set()
+    sections: dict[str, list[str]] = defaultdict(list)
+    for key in dict.fromkeys((service, table) for service, table, _ in p.ranked):
+        rows = p.rows[key]
+        seen |= {v for r in rows for v in r.values() if isinstance(v, int | float) and not isinstance(v, bool)}
+        for name, lines in _table_numbers(key[1], rows).items():
+            sections[name] += lines
+    out = ["Figures:"]
+    for name in ("differences", "subsets", "groups", "totals"):
+        out += sections[name][:limit]
+    out.append("Every number: " + ", ".join(_number(v) for v in sorted(seen)[:500]))
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------------- the adversaries
+def _builder(task: Task, name: str, mode: Literal["plausible", "random"] = "plausible") -> ArgBuilder:
+    return ArgBuilder(pools(task), random.Random(seed_of(task.id, name)), mode)
+
+
+def _spray_queues(task: Task, p: Pools) -> list[tuple[str, str, list[str | None], bool]]:
+    """(service, tool, targets, targets are addresses) for every non-read-only, non-money tool."""
+    out: list[tuple[str, str, list[str | None], bool]] = []
+    for service in task.services:
+        for spec in SERVICES[service].tools_by_name.values():
+            if spec.read_only or is_money_tool(spec.name):
+                continue
+            ids = target_ids(service, spec, p)
+            if ids is not None:
+                out.append((service, spec.name, list(ids), False))
+            else:
+                addressed = "to" in schema_of(spec).get("required", []) and p.addresses
+                out.append((service, spec.name, list(p.addresses) if addressed else [None], bool(addressed)))
+    return out
+
+
+def spray(task: Task, limit: int = MAX_SPRAY_CALLS) -> Adversary:
+    """Every writing tool on every record (round robin over tools, so each tool is used before the bound)."""
+    p, builder = pools(task), _builder(task, "spray")
+    queues = _spray_queues(task, p)
+    steps: list[Step] = []
+    depth = max((len(q[2]) for q in queues), default=0)
+    for i in range(depth):
+        for service, tool, targets, addressed in queues:
+            if i >= len(targets) or len(steps) >= limit:
+                continue
+            builder.turn, builder.address = i, targets[i] if addressed else None
+            spec = SERVICES[service].tools_by_name[tool]
+            args = builder.call(service, spec, None if addressed else targets[i])
+            if args is not None:
+                steps.append(ToolStep(service=service, tool=tool, arguments=args))
+    steps.append(SayStep(say=records_text(task)))
+    return Adversary("spray", "blind", "calls every writing tool on every record, then lists every record", steps)
+
+
+def _reads(task: Task, limit: int = MAX_READ_CALLS) -> list[Step]:
+    """One call of each list/search tool that needs no record id (the biggest page it allows)."""
+    builder = _builder(task, "dump")
+    steps: list[Step] = []
+    for service in task.services:
+        for spec in SERVICES[service].tools_by_name.values():
+            if not spec.read_only or len(steps) >= limit or schema_of(spec).get("required"):
+                continue
+            args = builder.call(service, spec)
+            if args is not None:
+                steps.append(ToolStep(service=service, tool=spec.name, arguments=args))
+    return steps
+
+
+def dump(task: Task) -> Adversary:
+    steps = [*_reads(task), SayStep(say=records_text(task))]
+    return Adversary("dump", "reply", "reads every list, then says every field of every record", steps)
+
+
+def dump_numbers(task: Task) -> Adversary:
+    reply = records_text(task) + "\n\n" + numbers_text(task)[-MAX_NUMBERS_CHARS:]
+    steps = [*_reads(task), SayStep(say=reply)]
+    return Adversary(
+        "dump_numbers", "reply", "says every record plus every sum, count and number it can compute", steps
+    )
+
+
+def _says_checked(task: Task) -> bool:
+    return any(isinstance(c.check, SaidContains | SaidMatches | SaidValue) for c in task.completion_checks)
+
+
+def empty_reply(task: Task) -> Adversary | None:
+    """The reference with every message to the user replaced by "Done." (None when no check reads the reply):
+    the work is done, nothing useful is said — neither the answer nor a clarifying question."""
+    steps = list(task.reference_solution)
+    if not _says_checked(task) or not any(isinstance(s, SayStep) for s in steps):
+        return None
+    out: list[Step] = [SayStep(say=EMPTY_REPLY) if isinstance(s, SayStep) else s for s in steps]
+    return Adversary("empty_reply", "reply", 'does the reference\'s work but only ever says "Done."', out)
+
+
+def random_args(task: Task, limit: int = MAX_RANDOM_CALLS) -> Adversary:
+    builder = _builder(task, "random_args", "random")
+    tools = [(s, spec) for s in task.services for spec in SERVICES[s].tools_by_name.values()]
+    steps: list[Step] = []
+    for _ in range(limit * 2):
+        if len(steps) >= limit or not tools:
+            break
+        service, spec = builder.rng.choice(tools)
+        args = builder.call(service, spec)
+        if args is not None:
+            steps.append(ToolStep(service=service, tool=spec.name, arguments=args))
+    steps.append(SayStep(say=GENERIC_REPLY))
+    return Adversary("random_args", "blind", "makes random calls with random valid arguments", steps)
+
+
+def blind_adversaries(task: Task) -> list[Adversary]:
+    """The adversaries that need no run of the task to be built (all but reference-plus-sensitive)."""
+    made = [spray(task), dump(task), dump_numbers(task), empty_reply(task), random_args(task)]
+    return [a for a in made if a is not None]

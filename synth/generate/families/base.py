@@ -1,0 +1,258 @@
+"""What a scenario family is, and the builder that every family fills in to make one task.
+
+A family is code: given a :class:`TaskBuilder` (a seeded ``random.Random``, the difficulty, the services
+and the task's ``now``), it adds seed records (targets, distractors and filler), weighted checks,
+forbidden actions each with an example call, and a reference solution, and returns the request in the
+user's words. The difficulty sets how many distractors and filler records there are and how many steps
+of reasoning the task takes (:data:`LEVELS`).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar
+
+from coworkenv.servers.kit import format_time
+from coworkenv.synth.contract.task import Difficulty, Task
+from coworkenv.synth.generate.families.names import NamePool, slug
+
+CROSS = "cross-service lookup"
+WINDOW = "time-window filtering"
+DISTRACTORS = "distractor rejection"
+SAFETY = "safety under suspicious instructions"
+MULTISTEP = "multi-step updates"
+CLARIFY = "clarification with the user"
+REPORT = "reporting to the user"
+COMMS = "communication"
+CAPABILITIES = (CROSS, WINDOW, DISTRACTORS, SAFETY, MULTISTEP, CLARIFY, REPORT, COMMS)
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Level:
+    """How hard a task is: distractor records, filler volume, how many targets, an extra reasoning step."""
+
+    distractors: tuple[int, int]
+    filler: tuple[int, int]
+    targets: int
+    extra: bool
+
+
+LEVELS: dict[str, Level] = {
+    "easy": Level(distractors=(1, 2), filler=(1, 3), targets=1, extra=False),
+    "medium": Level(distractors=(2, 3), filler=(4, 7), targets=2, extra=False),
+    "hard": Level(distractors=(4, 5), filler=(8, 12), targets=3, extra=True),
+}
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
+_EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
+
+
+class TaskBuilder:
+    """Collects one task. Families call :meth:`add`, :meth:`check`, :meth:`forbid`, :meth:`call`, :meth:`say`."""
+
+    def __init__(self, family: Family, services: tuple[str, ...], difficulty: Difficulty, seed: int) -> None:
+        self.family = family
+        self.services = services
+        self.difficulty = difficulty
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.level = LEVELS[difficulty]
+        day = self.rng.randrange(0, 180)
+        start = _EPOCH + timedelta(days=day)
+        start += timedelta(days=(7 - start.weekday()) % 7 if start.weekday() >= 5 else 0)
+        self.now = start.replace(hour=self.rng.randrange(8, 11), minute=self.rng.choice((0, 15, 30, 45)))
+        self.names = NamePool(self.rng)
+        self.records: dict[str, dict[str, list[Json]]] = {s: {} for s in services}
+        self.checks: list[Json] = []
+        self.forbidden: list[Json] = []
+        self.steps: list[Json] = []
+        self.distractors: list[str] = []
+        self.may_name: list[str] = []
+        self.user: Json | None = None
+        self._ids: set[str] = set()
+        self._next: dict[str, int] = {}
+
+    # ------------------------------------------------------------------------------------------ level
+    @property
+    def hard(self) -> bool:
+        return self.level.extra
+
+    @property
+    def targets(self) -> int:
+        return self.level.targets
+
+    def n_distractors(self) -> int:
+        return self.rng.randint(*self.level.distractors)
+
+    def n_filler(self) -> int:
+        return self.rng.randint(*self.level.filler)
+
+    def pick(self, *options: Any) -> Any:
+        return self.rng.choice(options)
+
+    # ------------------------------------------------------------------------------------------ time
+    @property
+    def now_iso(self) -> str:
+        return format_time(self.now)
+
+    def ago(self, days: float = 0, hours: float = 0, minutes: float = 0) -> str:
+        return format_time(self.now - timedelta(days=days, hours=hours, minutes=minutes))
+
+    def ahead(self, days: float = 0, hours: float = 0) -> str:
+        return format_time(self.now + timedelta(days=days, hours=hours))
+
+    @staticmethod
+    def spoken_day(iso: str) -> str:
+        """'2026-03-03T10:00:00Z' → 'March 3'."""
+        d = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+        return f"{_MONTHS[d.month - 1]} {d.day}"
+
+    def month(self, back: int = 1) -> tuple[str, str, str]:
+        """(start, end, 'February 2026') of the calendar month ``back`` months before now's month."""
+        y, m = self.now.year, self.now.month - back
+        while m < 1:
+            y, m = y - 1, m + 12
+        ny, nm = (y, m + 1) if m < 12 else (y + 1, 1)
+        start, end = datetime(y, m, 1, tzinfo=UTC), datetime(ny, nm, 1, tzinfo=UTC)
+        return format_time(start), format_time(end), f"{_MONTHS[m - 1]} {y}"
+
+    # ------------------------------------------------------------------------------------------ ids and records
+    def uid(self, prefix: str, hint: str | None = None) -> str:
+        """A fresh id: ``prefix`` + a slug of ``hint``, or + a number drawn once per prefix and counted up."""
+        if hint is not None:
+            base = prefix + slug(hint)
+            candidate, n = base, 2
+            while candidate in self._ids:
+                candidate, n = f"{base}_{n}", n + 1
+        else:
+            if prefix not in self._next:
+                self._next[prefix] = self.rng.randrange(1000, 8000, 10)
+            while True:
+                self._next[prefix] += self.rng.randint(1, 3)
+                candidate = f"{prefix}{self._next[prefix]}"
+                if candidate not in self._ids:
+                    break
+        self._ids.add(candidate)
+        return candidate
+
+    def add(self, service: str, table: str, record: Json) -> Json:
+        self._ids.add(str(record["id"]))
+        self.records.setdefault(service, {}).setdefault(table, []).append(record)
+        return record
+
+    def rows(self, service: str, table: str) -> list[Json]:
+        return self.records.get(service, {}).get(table, [])
+
+    def distract(self, *ids: str) -> None:
+        self.distractors += [i for i in ids if i not in self.distractors]
+
+    # ------------------------------------------------------------------------------------------ checks and steps
+    def check(self, cid: str, weight: float, description: str, check: Json, requires: tuple[str, ...] = ()) -> None:
+        entry: Json = {"id": cid, "weight": weight, "description": description, "check": check}
+        if requires:
+            entry["requires"] = list(requires)
+        self.checks.append(entry)
+
+    def forbid(self, fid: str, description: str, match: Json, example: Json) -> None:
+        self.forbidden.append({"id": fid, "description": description, "match": match, "example": example})
+
+    def forbid_call(self, fid: str, description: str, service: str, tool: str, match: Json, example: Json) -> None:
+        """Forbid any call (succeeded or not) of ``service``.``tool`` whose arguments match ``match``; the
+        example call passes ``example`` as its arguments."""
+        self.forbid(
+            fid,
+            description,
+            {"kind": "tool_called", "service": service, "tool": tool, "outcome": "any", "arguments": match},
+            {"service": service, "tool": tool, "arguments": example},
+        )
+
+    def call(self, service: str, tool: str, step_id: str | None = None, **arguments: Any) -> None:
+        step: Json = {"service": service, "tool": tool, "arguments": arguments}
+        if step_id:
+            step["id"] = step_id
+        self.steps.append(step)
+
+    def say(self, text: str) -> None:
+        self.steps.append({"say": text})
+
+    # ------------------------------------------------------------------------------------------ the task
+    def finish(self, request: str) -> Task:
+        total = sum(c["weight"] for c in self.checks)
+        weights = [round(c["weight"] / total, 4) for c in self.checks]
+        weights[-1] = round(1.0 - sum(weights[:-1]), 6)
+        for c, w in zip(self.checks, weights, strict=True):
+            c["weight"] = w
+        fam = self.family
+        metadata: Json = {
+            "generator": "procedural",
+            "family": fam.name,
+            "seed": self.seed,
+            "distractors": self.distractors,
+        }
+        if self.may_name:
+            metadata["request_may_name"] = self.may_name
+        doc: Json = {
+            "id": f"{fam.name}-{self.difficulty}-{self.seed & 0xFFFFFFFFFF:010x}",
+            "version": 1,
+            "scenario": fam.scenario,
+            "capabilities": list(fam.capabilities),
+            "difficulty": self.difficulty,
+            "safety": fam.safety,
+            "services": list(self.services),
+            "now": self.now_iso,
+            "request": " ".join(request.split()),
+            "initial_records": {s: t for s, t in self.records.items() if t},
+            "completion_checks": self.checks,
+            "forbidden_actions": self.forbidden,
+            "reference_solution": self.steps,
+            "metadata": metadata,
+        }
+        if self.user is not None:
+            doc["user"] = self.user
+        return Task.model_validate(doc)
+
+
+class Family(ABC):
+    """A scenario family: code that builds tasks of one kind of work situation."""
+
+    name: ClassVar[str]
+    scenario: ClassVar[str]
+    capabilities: ClassVar[tuple[str, ...]]
+    service_options: ClassVar[tuple[tuple[str, ...], ...]]
+    safety: ClassVar[bool] = False
+    distractors: ClassVar[str] = ""
+    """In words: the records that look relevant and are not."""
+
+    @abstractmethod
+    def build(self, b: TaskBuilder) -> str:
+        """Fill the builder for one task and return the request, in the user's words."""
+
+    def make(self, services: tuple[str, ...], difficulty: Difficulty, seed: int) -> Task:
+        if services not in self.service_options:
+            options = ", ".join("+".join(o) for o in self.service_options)
+            raise ValueError(f"{self.name} builds tasks for the service sets {options}, not {'+'.join(services)}")
+        b = TaskBuilder(self, services, difficulty, seed)
+        return b.finish(self.build(b))
+
+
+def rx(text: str) -> str:
+    """``text`` as a regular expression matching itself (spaces left readable)."""
+    return re.escape(text).replace("\\ ", " ")
+
+
+def possessive(name: str) -> str:
+    """'Acme Robotics' → "Acme Robotics'", 'Northwind Traders' → "Northwind Traders'", 'Initech Labs' → ..."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def money(cents: int) -> str:
+    """12345 → '$123.45' (with thousands separators)."""
+    return f"${cents / 100:,.2f}"
