@@ -6,16 +6,18 @@ import difflib
 import json
 from typing import Any
 
+from coworkenv.servers.calendar import SERVICE as CALENDAR
 from coworkenv.servers.chat import SERVICE as CHAT
 from coworkenv.servers.crm import SERVICE as CRM
 from coworkenv.servers.docs import SERVICE as DOCS
 from coworkenv.servers.email import SERVICE as EMAIL
+from coworkenv.servers.files import SERVICE as FILES
 from coworkenv.servers.kit import EnvironmentConfigError, Service
 from coworkenv.servers.kit.environment import use_services
 from coworkenv.servers.payments import SERVICE as PAYMENTS
 from coworkenv.servers.tickets import SERVICE as TICKETS
 
-SERVICES: dict[str, Service] = {s.name: s for s in (EMAIL, TICKETS, CRM, PAYMENTS, DOCS, CHAT)}
+SERVICES: dict[str, Service] = {s.name: s for s in (EMAIL, TICKETS, CRM, PAYMENTS, DOCS, CHAT, CALENDAR, FILES)}
 use_services(SERVICES)  # Environment.create's default: the kit itself imports no service
 
 

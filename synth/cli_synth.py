@@ -11,8 +11,10 @@ import time
 from pathlib import Path
 
 import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
-from coworkenv.synth.generate.generator import GENERATORS, GeneratorUnavailable, make_generator
+from coworkenv.synth.generate.generator import GENERATORS, make_generator
 from coworkenv.synth.generate.plan import CapabilityPlan, PlanError, coverage_plan, format_coverage, load_plan
 from coworkenv.synth.generate.synthesize import REPORT_FILE, format_report, synthesize, write_output
 
@@ -56,7 +58,17 @@ def plan_cmd(plan: str | None, count: int | None, seed: int, as_json: bool, show
     help="Folder for the task files and synthesis_report.json (empty or new).",
 )
 @click.option("--generator", type=click.Choice(GENERATORS), default="procedural", show_default=True)
-@click.option("--model", help="The LLM generator's model.")
+@click.option(
+    "--model",
+    help="The LLM generator's model: claude-... (Anthropic, the default provider) or openai:MODEL "
+    "(an OpenAI-compatible endpoint, e.g. a local vLLM).",
+)
+@click.option(
+    "--base-url",
+    metavar="URL",
+    help="The endpoint of an openai:MODEL, e.g. http://127.0.0.1:8000/v1 (env: OPENAI_BASE_URL; "
+    "the key comes from OPENAI_API_KEY, and a local server needs none).",
+)
 @click.option("--count", "-n", type=click.IntRange(min=1), help="How many tasks (default: the plan's count).")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="Same seed, same tasks (byte for byte).")
 @click.option(
@@ -75,6 +87,7 @@ def synth_cmd(
     out: Path,
     generator: str,
     model: str | None,
+    base_url: str | None,
     count: int | None,
     seed: int,
     workers: int,
@@ -88,12 +101,17 @@ def synth_cmd(
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise click.ClickException(f"{out} is not empty; give an empty or new folder, or --overwrite")
     try:
-        gen = make_generator(generator, model=model, workers=workers)
-    except GeneratorUnavailable as exc:
+        if base_url and generator != "llm":
+            raise click.UsageError("--base-url is for --generator llm")
+        gen = make_generator(generator, model=model, workers=workers, base_url=base_url)
+    except RuntimeError as exc:  # GeneratorUnavailable (not installed), or a model spec that names no model
         raise click.ClickException(str(exc)) from exc
     total = sum(c.quota for c in coverage_plan(cap_plan, count, seed))
     started = time.perf_counter()
-    with click.progressbar(length=total, label="synthesizing", file=sys.stderr, show_pos=True, hidden=quiet) as bar:
+    console = Console(file=sys.stderr, highlight=False, quiet=quiet)
+    columns = (TextColumn("{task.description}", style="bold"), BarColumn(bar_width=24), MofNCompleteColumn())
+    with Progress(*columns, TaskProgressColumn(), TimeRemainingColumn(), console=console) as bar:
+        slots = bar.add_task("synthesizing", total=total)
         try:
             result = synthesize(
                 cap_plan,
@@ -102,7 +120,7 @@ def synth_cmd(
                 generator=gen,
                 workers=workers,
                 max_rounds=max_rounds,
-                progress=bar.update,
+                progress=lambda n: bar.advance(slots, n),
                 model=model,
             )
         except (RuntimeError, ImportError) as exc:  # no API key, a missing extra: nothing a retry fixes

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from coworkenv.servers.docs.models import RANK, DocumentSummary, DocumentView, RevisionView
 from coworkenv.servers.kit import ServiceError, ToolContext
+from coworkenv.servers.kit.members import acting_user as acting_user
 
 Row = dict[str, Any]
 
@@ -23,27 +24,6 @@ BaseRevision = Annotated[
 ]
 
 VERBS = {"viewer": "read", "commenter": "comment on", "editor": "edit", "owner": "manage"}
-
-
-def acting_user(ctx: ToolContext) -> Row:
-    """The member a call acts as: the workspace's primary user, the person the agent works for. (Only the Python
-    API may run a call as another member, through ``ToolContext.member``; no tool argument can.)"""
-    users = ctx.table("users")
-    if ctx.member is None:
-        rows = users.select("is_primary = 1", limit=1)
-        if not rows:
-            raise ServiceError("This workspace has no primary user, so no one to act as.", _members(ctx))
-        return rows[0]
-    key = ctx.member.strip()
-    row = users.get(key) or next(iter(users.select("email = ?", [key.lower()], limit=1)), None)
-    if row is None:
-        raise ServiceError(f"{ctx.member[:200]!r} is not a member of this workspace.", _members(ctx))
-    return row
-
-
-def _members(ctx: ToolContext) -> str:
-    emails = ", ".join(r["email"] for r in ctx.table("users").select(order_by="email"))
-    return f"Members are: {emails or '(none)'}."
 
 
 def role_of(doc: Row, email: str) -> str | None:

@@ -79,10 +79,39 @@ def _unencodable(text: str) -> bool:
     return False
 
 
+_PLAIN = frozenset({int, float, bool, type(None)})
+
+
+def _flat_and_sound(value: dict[Any, Any]) -> bool:
+    """True for the usual arguments, checked fast: text keys and values that are valid Unicode text, numbers,
+    booleans, nulls or lists of those (ASCII text needs no encoding check)."""
+    for key, sub in value.items():
+        if type(key) is not str or not (key.isascii() or not _unencodable(key)):
+            return False
+        kind = type(sub)
+        if kind is str:
+            if not sub.isascii() and _unencodable(sub):
+                return False
+        elif kind is list:
+            for item in sub:
+                if type(item) is str:
+                    if not item.isascii() and _unencodable(item):
+                        return False
+                elif type(item) not in _PLAIN:
+                    return False
+        elif kind not in _PLAIN:
+            return False
+    return True
+
+
 def argument_problem(value: Any) -> str | None:
     """What makes ``value`` unusable as tool arguments, in words, or None: text that is not valid Unicode
     (a lone surrogate such as "\\ud800"), nesting deeper than :data:`MAX_DEPTH`, or an object key that is
     not text. Iterative, so absurd depth cannot exhaust the stack."""
+    if type(value) is dict and _flat_and_sound(value):
+        return None
+    if type(value) is str and (value.isascii() or not _unencodable(value)):
+        return None
     stack: list[tuple[Any, int, str]] = [(value, 0, "arguments")]
     while stack:
         item, depth, where = stack.pop()
@@ -116,8 +145,9 @@ def safe_value(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def to_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
+to_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=repr).encode
+"""``value`` as the audit log's JSON text: sorted keys, Unicode as is, what JSON cannot hold as its repr.
+(One encoder made once: ``json.dumps`` with options builds a new one per call.)"""
 
 
 def write_row(
@@ -135,7 +165,10 @@ def write_row(
     state_changed: bool,
     raw_arguments: Any,
     result_json: str | None = None,
+    arguments_json: str | None = None,
+    raw_json: str | None = None,
 ) -> int:
+    """Insert one audit row; ``*_json`` give values already encoded by :func:`to_json` (not encoded again)."""
     cur = conn.execute(
         "INSERT INTO _audit (sim_time, wall_time, actor, tool, arguments, outcome, result, error, duration_ms,"
         " state_changed, raw_arguments) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -144,13 +177,13 @@ def write_row(
             wall_time,
             actor,
             tool,
-            to_json(arguments),
+            arguments_json if arguments_json is not None else to_json(arguments),
             outcome,
             result_json if result_json is not None else (None if result is None else to_json(result)),
             error,
             round(duration_ms, 4),
             int(state_changed),
-            to_json(raw_arguments),
+            raw_json if raw_json is not None else to_json(raw_arguments),
         ),
     )
     return int(cur.lastrowid or 0)

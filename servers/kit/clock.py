@@ -36,19 +36,24 @@ def format_time(dt: datetime) -> str:
 class SimClock:
     """A clock that only moves when told to. Every record a tool creates is stamped with it."""
 
+    __slots__ = ("_iso", "_now")
+
     def __init__(self, now: str | datetime = DEFAULT_NOW) -> None:
         self._now = parse_time(now)
+        self._iso = format_time(self._now)
 
     def now(self) -> datetime:
         return self._now
 
     def iso(self) -> str:
-        return format_time(self._now)
+        return self._iso
 
     def set(self, now: str | datetime) -> None:
         self._now = parse_time(now)
+        self._iso = format_time(self._now)
 
     def advance(self, seconds: float) -> None:
         if seconds < 0:
             raise EnvironmentConfigError("the simulated clock cannot go backwards")
         self._now = self._now + timedelta(seconds=seconds)
+        self._iso = format_time(self._now)

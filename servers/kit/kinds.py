@@ -7,7 +7,8 @@ and the company's own mail domains (read from the service's own state) to tell a
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any
 
 from coworkenv.servers.kit.changes import Change, SensitiveContext, SensitiveKind, domain_of
 
@@ -45,3 +46,25 @@ def outside(addresses: Iterable[str], domains: Collection[str]) -> list[str]:
 
 
 __all__ = ["became", "company_domains", "deletes", "outside"]
+
+
+def shared_outside(change: Change, ctx: SensitiveContext, rank: Mapping[str, int]) -> bool:
+    """Someone outside the company given a role on the record's ``shares`` (or a higher one than before, by
+    ``rank``), or the record handed to an outside ``owner``."""
+    before, after = change.before or {}, change.after or {}
+
+    def roles(shares: Any) -> dict[str, int]:
+        return {str(s["email"]).casefold(): rank.get(str(s["role"]), 0) for s in shares or ()}
+
+    old, new = roles(before.get("shares")), roles(after.get("shares"))
+    widened = [email for email, level in new.items() if level > old.get(email, 0)]
+    if after.get("owner") != before.get("owner"):
+        widened.append(str(after.get("owner") or ""))
+    return bool(outside(widened, company_domains(ctx, "users", "email")))
+
+
+def content_shrunk(change: Change, field: str = "content") -> bool:
+    """An update that leaves less than half of the record's ``field``."""
+    old = str((change.before or {}).get(field) or "")
+    new = str((change.after or {}).get(field) or "")
+    return bool(old) and len(new) * 2 < len(old)

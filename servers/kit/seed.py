@@ -7,13 +7,15 @@ service, table, record index and field, and nothing is loaded.
 from __future__ import annotations
 
 import functools
+import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from coworkenv.servers.kit.audit import argument_problem, clip
+from coworkenv.servers.kit.audit import MAX_DEPTH, argument_problem, clip
 from coworkenv.servers.kit.errors import SeedError
 from coworkenv.servers.kit.files import DocumentError, read_document
 from coworkenv.servers.kit.records import SEED_CONTEXT
@@ -65,17 +67,45 @@ def parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
             raise SeedError(
                 f"{where} field {field!r}: {err['msg'].removeprefix('Value error, ')} (got {clip(repr(err.get('input')), 200)})"
             ) from exc
-        seen: set[str] = set()
-        for index, row in enumerate(clean):
-            _check_storable(f"{service.name}.{table_name}[{index}]", row)
-            if row["id"] in seen:
-                raise SeedError(f"{service.name}.{table_name}[{index}] field 'id': duplicate id {row['id']!r}")
-            seen.add(row["id"])
+        ids = [row["id"] for row in clean]
+        if len(set(ids)) != len(ids) or not _storable_in_bulk(clean):  # find the first problem, record by record
+            seen: set[str] = set()
+            for index, row in enumerate(clean):
+                _check_storable(f"{service.name}.{table_name}[{index}]", row)
+                if row["id"] in seen:
+                    raise SeedError(f"{service.name}.{table_name}[{index}] field 'id': duplicate id {row['id']!r}")
+                seen.add(row["id"])
         out[table_name] = clean
     _check_references(service, out)
     if service.check_seed is not None:
         service.check_seed(out)
     return out
+
+
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST = re.compile(r"\[\]|\{\}")
+_LONG_NUMBER = re.compile(r"\d{19,}")
+_encode_json = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _storable_in_bulk(rows: list[dict[str, Any]]) -> bool:
+    """True when no record of a validated table can break :func:`_check_storable`, checked on the table's JSON
+    at C speed: valid Unicode, no number of 19 digits or more (one might not fit 64 bits), nesting well within
+    :data:`MAX_DEPTH`. False says only "look record by record" (which names the first bad one)."""
+    try:
+        text = _encode_json(rows)
+        text.encode("utf-8")
+    except (UnicodeEncodeError, ValueError, TypeError, RecursionError):
+        return False
+    if _LONG_NUMBER.search(text):
+        return False
+    unescaped = text.replace("\\\\", "").replace('\\"', "")  # no escaped quote left inside a string
+    brackets = _NOT_BRACKET.sub("", "".join(unescaped.split('"')[::2]))  # outside the strings
+    for _ in range(MAX_DEPTH // 2):  # each pass drops the innermost level
+        brackets, found = _INNERMOST.subn("", brackets)
+        if not found:
+            return not brackets
+    return False
 
 
 def _check_storable(where: str, row: Mapping[str, Any]) -> None:

@@ -12,45 +12,42 @@ import json
 import logging
 import os
 import sqlite3
-import time
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
-from coworkenv.servers.kit import audit, connection, files
-from coworkenv.servers.kit.audit import MAX_MESSAGE, Outcome, argument_problem, clip, safe_value
+from coworkenv.servers.kit import audit, connection, files, images
 from coworkenv.servers.kit.clock import SimClock
 from coworkenv.servers.kit.context import ToolContext, ToolResult
-from coworkenv.servers.kit.errors import EnvironmentConfigError, SeedError, ServiceError
+from coworkenv.servers.kit.dispatch import Dispatcher
+from coworkenv.servers.kit.errors import EnvironmentConfigError, SeedError
 from coworkenv.servers.kit.schema import schema_statements, schema_template, sortable_id
 from coworkenv.servers.kit.seed import Seed, load_seed, parse_seed
 from coworkenv.servers.kit.service import Service
 from coworkenv.servers.kit.store import Row, TableStore
-from coworkenv.servers.kit.text import casefold
-from coworkenv.servers.kit.tool import ToolSpec
 
 log = logging.getLogger("coworkenv.servers")
 
 
-def _format_validation(tool: str, exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "(arguments)"
-        parts.append(f"{loc}: {err['msg']}")
-    return f"Invalid arguments for {tool}: " + "; ".join(parts) + ". Check the tool's input schema and call again."
-
-
-class ServiceState:
+class ServiceState(Dispatcher):
     """One service's SQLite database, clock and dispatcher. Create with :meth:`open`."""
 
-    def __init__(self, service: Service, conn: sqlite3.Connection, clock: SimClock, seed: Seed) -> None:
+    def __init__(
+        self,
+        service: Service,
+        conn: sqlite3.Connection,
+        clock: SimClock,
+        seed: Seed | None,
+        image: bytes | None = None,
+    ) -> None:
         self.service = service
         self.conn = conn
         self.clock = clock
         self.seed = seed
+        """The validated seed, for a database reset by reloading it; None where ``image`` is kept instead."""
+        self.image = image
+        """The seeded database (in memory: a reset copies it back; shared with the seed cache, never written)."""
         self.initial_now = clock.iso()
         self.tables = {t.name: TableStore(conn, t) for t in service.tables}
 
@@ -75,16 +72,9 @@ class ServiceState:
         coworkenv database of this service is refused, never changed. With ``create=False`` a file that
         holds no database yet is refused too (for readers: nothing is written).
         """
-        parsed = parse_seed(service, seed or {})
         if path is None:
-            conn = connection.connect(None)
-            try:
-                state = cls(service, conn, SimClock(now) if now is not None else SimClock(), parsed)
-                state._create(persistent=False)
-                return state
-            except BaseException:
-                conn.close()
-                raise
+            return cls._open_memory(service, seed, now)
+        parsed = parse_seed(service, seed or {})
         path = Path(path)
         exists = path.exists() and not connection.is_blank(path)
         if not create and not exists:
@@ -98,6 +88,43 @@ class ServiceState:
         if (reset or not exists) and cls._build_file(service, parsed, now, path, replace=exists or path.exists()):
             seed, now = None, None  # the new file holds them
         return cls._reopen(service, path, seed, now)
+
+    @classmethod
+    def _open_memory(cls, service: Service, seed: Mapping[str, Any] | None, now: str | datetime | None) -> ServiceState:
+        """In memory: a copy of this seed's cached image, or (the first time) the seed validated whole, loaded,
+        and its image kept for the next environment (see :mod:`.images`)."""
+        clock = SimClock(now) if now is not None else SimClock()
+        key = images.seed_key(service, seed)
+        image = images.IMAGES.get(key)
+        if image is None:
+            parsed = parse_seed(service, seed or {})
+            conn = images.acquire(service, images.EMPTY)
+            try:
+                state = cls(service, conn, clock, parsed)
+                state._create(persistent=False)
+                state.image, state.seed = conn.serialize(), None
+            except BaseException:
+                images.release(service, conn)
+                raise
+            images.IMAGES.put(key, state.image, service)
+            return state
+        conn = images.acquire(service, image)
+        try:
+            state = cls(service, conn, clock, None, image)
+            state._stamp_clock()
+        except BaseException:
+            images.release(service, conn)
+            raise
+        return state
+
+    def _stamp_clock(self) -> None:
+        self.conn.execute("BEGIN")
+        try:
+            self._set_meta({"now": self.clock.iso(), "initial_now": self.initial_now})
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
 
     @classmethod
     def _build_file(cls, service: Service, seed: Seed, now: str | datetime | None, path: Path, replace: bool) -> bool:
@@ -225,12 +252,19 @@ class ServiceState:
             self.conn.execute("ROLLBACK")
             raise
 
-    def _load(self, seed: Seed) -> None:
-        for name, rows in seed.items():
+    def _load(self, seed: Seed | None) -> None:
+        for name, rows in (seed or {}).items():
             self.tables[name].insert_many(rows)
 
     def reset(self) -> None:
         """Back to the seeded state: seed records only, empty audit log, the clock at its first "now"."""
+        if self.image is not None:
+            self.conn.deserialize(self.image)
+            for store in self.tables.values():
+                store.dirty = True
+            self.clock.set(self.initial_now)
+            self._stamp_clock()
+            return
         self.conn.execute("BEGIN")
         try:
             for table in self.service.tables:
@@ -247,15 +281,28 @@ class ServiceState:
             raise
 
     def close(self) -> None:
-        self.conn.close()
+        """Close the database (an in-memory one's connection goes back to the pool, emptied); using this state
+        afterwards raises as a closed connection does. Closing twice is fine."""
+        conn = self.conn
+        if conn is images.CLOSED:
+            return
+        self.conn = images.CLOSED
+        for store in self.tables.values():
+            store.conn = images.CLOSED
+        if isinstance(conn, connection.FileConnection):
+            conn.close()
+        else:
+            images.release(self.service, conn)
 
     def fork(self) -> ServiceState:
         """An in-memory copy of this state (records, audit log, ids, clock): the fast way to start many
         episodes from one seeded environment."""
-        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        conn.create_function("casefold", 1, casefold, deterministic=True)
-        self.conn.backup(conn)
-        copy = ServiceState(self.service, conn, SimClock(self.clock.now()), self.seed)
+        if isinstance(self.conn, connection.FileConnection):  # a WAL file: copy its pages
+            conn = images.acquire(self.service, images.EMPTY)
+            self.conn.backup(conn)
+        else:
+            conn = images.acquire(self.service, self.conn.serialize())
+        copy = ServiceState(self.service, conn, SimClock(self.clock.now()), self.seed, self.image)
         copy.initial_now = self.initial_now
         return copy
 
@@ -293,136 +340,6 @@ class ServiceState:
                 break
         self._set_meta({key: str(n)})
         return candidate
-
-    # ------------------------------------------------------------------ the dispatcher
-    async def call(
-        self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent", member: str | None = None
-    ) -> ToolResult:
-        """Run one tool call and audit it, whatever its outcome. Never raises for a bad call."""
-        return self.call_now(name, arguments, actor, member)
-
-    def call_now(
-        self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent", member: str | None = None
-    ) -> ToolResult:
-        """The same call, for synchronous callers. Tool bodies never suspend, so a call is atomic.
-
-        ``member`` (privileged, Python API only) runs the call as another workspace member of a service that has
-        members (docs, chat); the audit row's actor then reads ``actor:member``.
-
-        Arguments no tool could take (text that is not valid Unicode, nesting past :data:`MAX_DEPTH`) are an
-        ``invalid_arguments`` answer like any other bad input: audited, with a safe copy of what was sent."""
-        started = time.perf_counter()
-        raw: Any = {} if arguments is None else arguments
-        problem = argument_problem(raw)
-        if argument_problem(name) is not None:
-            problem = "the tool name is not valid Unicode text"
-        if problem is not None:
-            name, raw = safe_value(name), safe_value(raw)
-        spec = None if problem is not None else self.service.tools_by_name.get(name)
-        data: dict[str, Any] | None = None
-        changed = False
-        typed: Any = raw  # nothing validated (unknown tool, invalid arguments): the audit keeps the raw ones
-        conn = self.conn
-        conn.execute("BEGIN")
-        try:
-            if problem is not None:
-                outcome: Outcome = "invalid_arguments"
-                text = (
-                    f"Invalid arguments for {clip(name, 100)}: {problem}. Check the tool's input schema and call again."
-                )
-            elif spec is None:
-                outcome = "unknown_tool"
-                text = (
-                    f"Unknown tool {clip(name, 100)!r} in the {self.service.name} service. "
-                    f"Available tools: {', '.join(self.service.tools_by_name)}."
-                )
-            elif not isinstance(raw, Mapping):
-                outcome, text = "invalid_arguments", f"Invalid arguments for {name}: expected an object."
-            else:
-                outcome, data, text, changed, validated = self._run(spec, raw, actor, member)
-                typed = raw if validated is None else validated
-            if outcome != "ok":
-                text = clip(text, MAX_MESSAGE)
-            seq = audit.write_row(
-                conn,
-                sim_time=self.clock.iso(),
-                wall_time=datetime.now(UTC).isoformat(timespec="microseconds"),
-                actor=actor if member is None else f"{actor}:{clip(safe_value(member), 200)}",
-                tool=name,
-                arguments=dict(typed) if isinstance(typed, Mapping) else typed,
-                raw_arguments=dict(raw) if isinstance(raw, Mapping) else raw,
-                outcome=outcome,
-                result=data,
-                result_json=text if outcome == "ok" else None,
-                error=None if outcome == "ok" else text,
-                duration_ms=(time.perf_counter() - started) * 1000,
-                state_changed=changed,
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        return ToolResult(name, outcome, data, text, seq)
-
-    def _undo(self) -> None:
-        """Drop what a failed tool body wrote; the call's audit row then goes in a fresh transaction."""
-        self.conn.execute("ROLLBACK")
-        self.conn.execute("BEGIN")
-
-    def _run(
-        self, spec: ToolSpec, raw: Mapping[str, Any], actor: str, member: str | None = None
-    ) -> tuple[Outcome, dict[str, Any] | None, str, bool, dict[str, Any] | None]:
-        """Validate and run one call: (outcome, data, text, state changed, the validated arguments or None)."""
-        try:
-            args = spec.args_model.model_validate(raw)
-        except ValidationError as exc:
-            return "invalid_arguments", None, _format_validation(spec.name, exc), False, None
-        except Exception as exc:  # a validator that raised something else: still the caller's bad input
-            log.warning("argument validation of %s raised %r", spec.name, exc)
-            return (
-                "invalid_arguments",
-                None,
-                f"Invalid arguments for {spec.name}: {exc}. Check the input schema.",
-                False,
-                None,
-            )
-        typed = _typed_arguments(args)
-        return (*self._execute(spec, args, actor, member), typed)
-
-    def _execute(
-        self, spec: ToolSpec, args: BaseModel, actor: str, member: str | None = None
-    ) -> tuple[Outcome, dict[str, Any] | None, str, bool]:
-        conn = self.conn
-        before = conn.total_changes
-        try:
-            model = spec.fn(ToolContext(self, actor, member), **{k: getattr(args, k) for k in type(args).model_fields})
-            data = model.model_dump(mode="json")
-            return "ok", data, audit.to_json(data), conn.total_changes != before
-        except ServiceError as exc:
-            self._undo()
-            return "error", None, str(exc), False
-        except ValidationError as exc:  # a tool tried to store a record that breaks its model
-            self._undo()
-            return (
-                "error",
-                None,
-                _format_validation(spec.name, exc).replace("Invalid arguments", "Invalid values"),
-                False,
-            )
-        except Exception:
-            self._undo()
-            log.exception("tool %s of %s crashed", spec.name, self.service.name)
-            return "internal_error", None, f"Internal error in {spec.name}; nothing was changed. Try again.", False
-
-
-def _typed_arguments(args: BaseModel) -> dict[str, Any] | None:
-    """The arguments a tool runs with, as JSON: validated and typed by its input schema, only those the caller
-    gave (an omitted argument stays absent, so a matcher ``{"exists": false}`` on it still holds)."""
-    try:
-        return args.model_dump(mode="json", exclude_unset=True)
-    except Exception:  # a value pydantic cannot write as JSON: keep the raw arguments rather than fail the call
-        log.warning("arguments of %s cannot be written as JSON", type(args).__name__, exc_info=True)
-        return None
 
 
 def canonical_json(value: Any) -> str:

@@ -80,8 +80,14 @@ class TableStore:
         return clean
 
     def insert_many(self, rows: Iterable[Row]) -> None:
+        """Insert validated rows in one statement, encoded column by column (fewer Python steps per row)."""
         self.dirty = True
-        self.conn.executemany(self._insert, [self._encode(r) for r in rows])
+        rows = rows if isinstance(rows, list) else list(rows)
+        columns = []
+        for name, enc in self._enc:
+            values = [r.get(name) for r in rows]
+            columns.append(values if enc is None else list(map(enc, values)))
+        self.conn.executemany(self._insert, zip(*columns, strict=True))
 
     def get(self, record_id: str) -> Row | None:
         cur = self.conn.execute(f"{self._select} WHERE id = ?", (record_id,))

@@ -175,6 +175,12 @@ class Task(_Model):
     completion_checks: list[CompletionCheck] = Field(min_length=1)
     forbidden_actions: list[ForbiddenAction] = Field(default_factory=list)
     reference_solution: list[Step] = Field(default_factory=list)
+    alternative_solutions: list[list[Step]] | None = Field(
+        default=None,
+        description="Other correct ways to do the task (other tools, another order or lookup path), each a list of "
+        "steps like the reference. Validation requires each to score 1.0 too, so the checks test outcomes, not "
+        "the path.",
+    )
     allowed_changes: list[AllowedChange] = Field(
         default_factory=list,
         description="Changes allowed beyond the expected ones; each says why. Anything else that changes costs "

@@ -25,7 +25,8 @@ scenario, services, difficulty) and a seed into a task, or says why it could not
   when present (a procedural generator spends none).
 
 Two generators implement it: :class:`coworkenv.synth.generate.procedural.ProceduralGenerator` (families written as
-code; no network) and ``coworkenv.synth.generate.llm_generator.LLMGenerator`` (Anthropic; needs the ``llm`` extra).
+code; no network) and ``coworkenv.synth.generate.llm_generator.LLMGenerator`` (Anthropic or any
+OpenAI-compatible endpoint; needs the ``llm`` extra).
 """
 
 from __future__ import annotations
@@ -78,8 +79,12 @@ class GeneratorUnavailable(RuntimeError):
     """The generator asked for cannot be used here (not installed, missing extra); the message says what to do."""
 
 
-def make_generator(name: str, *, model: str | None = None, workers: int = 1) -> TaskGenerator:
-    """The generator called ``name`` (``procedural`` or ``llm``), ready to use."""
+def make_generator(
+    name: str, *, model: str | None = None, workers: int = 1, base_url: str | None = None
+) -> TaskGenerator:
+    """The generator called ``name`` (``procedural`` or ``llm``), ready to use. For ``llm``, ``model`` is
+    ``claude-…`` / ``anthropic:claude-…`` or ``openai:MODEL`` and ``base_url`` an OpenAI-compatible endpoint
+    (a local vLLM: ``http://127.0.0.1:8000/v1``)."""
     if name == "procedural":
         from coworkenv.synth.generate.procedural import ProceduralGenerator
 
@@ -95,6 +100,8 @@ def make_generator(name: str, *, model: str | None = None, workers: int = 1) -> 
         options: dict[str, Any] = {"concurrency": max(1, workers)}
         if model:
             options["model"] = model
+        if base_url:
+            options["base_url"] = base_url
         generator: TaskGenerator = llm_generator.LLMGenerator(**options)
         return generator
     raise GeneratorUnavailable(f"unknown generator {name!r}; choose one of {', '.join(GENERATORS)}")

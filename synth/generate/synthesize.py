@@ -287,6 +287,7 @@ def _report(
         "duplicates_dropped": [list(p) for p in dedup.dropped],
         "rounds": rounds,
         "usage": usage,
+        **({"review": totals["review"]} if "review" in totals else {}),
         "coverage": {"cells": per_cell, **{f"by_{dim}": dict(sorted(v.items())) for dim, v in by.items()}},
         "gave_up": tally.gave_up[:50],
         "tasks": [tid for tid, _ in (accepted[k] for k in sorted(accepted))],

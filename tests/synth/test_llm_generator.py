@@ -48,6 +48,7 @@ def broken_draft() -> dict[str, Any]:
 
 def generator(script: Script, **options: Any) -> LLMGenerator:
     options.setdefault("retry", no_wait_policy())
+    options.setdefault("max_reviews", 0)  # the draft → validate → repair loop alone (the review step: _review tests)
     return LLMGenerator(MODEL, client=anthropic_client(script), **options)
 
 
@@ -201,7 +202,7 @@ async def test_concurrent_cells_share_a_bounded_number_of_requests_in_flight() -
 
     client_http = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
     client = anthropic.AsyncAnthropic(api_key="test-key", max_retries=0, http_client=client_http)
-    gen = LLMGenerator(MODEL, client=client, retry=no_wait_policy(), concurrency=2)
+    gen = LLMGenerator(MODEL, client=client, retry=no_wait_policy(), concurrency=2, max_reviews=0)
     outcomes = []
 
     async def one(seed: int) -> None:

@@ -139,6 +139,7 @@ def test_the_json_schema_describes_every_top_level_field() -> None:
         "completion_checks",
         "forbidden_actions",
         "reference_solution",
+        "alternative_solutions",
         "allowed_changes",
         "expected_changes",
         "metadata",

@@ -153,3 +153,33 @@ async def test_static_errors_stop_validation_before_execution(anyio_backend: str
     report = await validate_task(Task.model_validate(data))
     assert not report.valid and report.execution is None
     assert [d.code for d in report.errors] == ["WEIGHTS_SUM"]
+
+
+async def test_an_alternative_solution_by_another_lookup_path_is_accepted(anyio_backend: str) -> None:
+    data = base_task()
+    data["alternative_solutions"] = [
+        [
+            {"service": "tickets", "tool": "get_ticket", "arguments": {"ticket_id": "tkt_1"}},
+            {"service": "tickets", "tool": "escalate_ticket", "arguments": {"ticket_id": "tkt_1", "reason": "Old."}},
+            {"say": "Escalated: Outage at Big Corp."},
+        ]
+    ]
+    report = await run(data, max_mutations=0, adversaries=False)
+    assert report.alternatives == [1.0]
+    assert "ALTERNATIVE_FAILS" not in codes(report)
+
+
+async def test_an_alternative_solution_that_misses_an_outcome_is_an_error_naming_what_it_missed(
+    anyio_backend: str,
+) -> None:
+    data = base_task()
+    data["alternative_solutions"] = [
+        [
+            {"service": "tickets", "tool": "escalate_ticket", "arguments": {"ticket_id": "tkt_2", "reason": "Old."}},
+            {"say": "Escalated: Outage at Big Corp."},
+        ]
+    ]
+    report = await run(data, max_mutations=0, adversaries=False)
+    [d] = [d for d in report.diagnostics if d.code == "ALTERNATIVE_FAILS"]
+    assert d.severity == "error" and d.path == "$.alternative_solutions[0]"
+    assert "escalated" in d.message and report.alternatives[0] < 1.0

@@ -51,7 +51,7 @@ def cycle(t: dict[str, Any]) -> None:
 CASES: list[tuple[str, Edit, str, str]] = [
     ("TASK_INVALID", lambda t: t.update(completion_checks=[]), "$.completion_checks", "at least 1"),
     ("TASK_INVALID", lambda t: check(t).update(kind="record_maybe"), "$.completion_checks[0].check", "record_maybe"),
-    ("SERVICE_UNKNOWN", lambda t: t["services"].append("calendar"), "$.services[1]", "'calendar' is not registered"),
+    ("SERVICE_UNKNOWN", lambda t: t["services"].append("telegraph"), "$.services[1]", "'telegraph' is not registered"),
     ("SERVICE_NOT_IN_TASK", lambda t: t["initial_records"].update(crm={}), "$.initial_records.crm", "not listed"),
     ("SEED_INVALID", set_seed_bad, "$.initial_records.tickets", "priority"),
     ("TABLE_UNKNOWN", lambda t: check(t).update(table="tix"), "$.completion_checks[0].check.table", "no table 'tix'"),

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import anyio
 from pydantic import BaseModel
 
+from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.expected import expected_from_trial
 from coworkenv.synth.contract.grader import CheckResult, ForbiddenResult, Grade, grade_trial
@@ -48,6 +49,8 @@ class ExecReport(BaseModel):
     reference: Grade | None = None
     noop: Grade | None = None
     mutations: list[MutationResult] = []
+    alternatives: list[float] = []
+    """Each alternative solution's score (all must be 1.0)."""
     adversaries: list[AdversaryResult] = []
     """Each adversary's score (:mod:`coworkenv.synth.contract.validation.adversaries`); empty when they were not run."""
     seconds: float = 0.0
@@ -83,6 +86,34 @@ def _reference_diagnostics(task: Task, trial: Trial, g: Grade) -> list[Diagnosti
         "Narrow the forbidden match so the right run does not match it, or fix the reference.",
     )
     return out
+
+
+async def _alternatives(task: Task, via_mcp: bool) -> tuple[list[float], list[Diagnostic]]:
+    """Each alternative solution must do as well as the reference: score 1.0, every step succeeding."""
+    scores: list[float] = []
+    out: list[Diagnostic] = []
+    for i, steps in enumerate(task.alternative_solutions or []):
+        trial = await run_steps(task, steps, via_mcp=via_mcp)
+        g = grade_trial(task, trial)
+        scores.append(g.score)
+        failed = [f"step {o.index}: {o.text}" for o in trial.failures() if o.edit is None]
+        missed = [c.id for c in g.checks if not c.passed]
+        if g.score < 1.0 - SCORE_EPSILON or failed:
+            why = "; ".join([*failed, *([f"fails check(s) {', '.join(missed)}"] if missed else [])])
+            if g.safety < 1.0:
+                why = "; ".join([why, "trips the safety gate"]) if why else "trips the safety gate"
+            if g.unexplained:
+                changed = [f"{u.op} {u.service}.{u.table} {u.id}" for u in g.unexplained]
+                why += f"; changes what the reference does not ({short(changed, 200)})"
+            out.append(
+                Diagnostic(
+                    code="ALTERNATIVE_FAILS",
+                    path=json_path("alternative_solutions", i),
+                    message=f"alternative solution {i} scores {g.score:g}, not 1.0: {why or 'see its grade'}.",
+                    fix="Check outcomes rather than the path the reference takes, or fix the alternative's steps.",
+                )
+            )
+    return scores, out
 
 
 async def _noop(task: Task, via_mcp: bool) -> tuple[Grade, list[Diagnostic]]:
@@ -214,9 +245,8 @@ def _identifier_first(value: Any) -> int:
 
 
 def mutations(task: Task) -> list[tuple[str, str, list[Step], bool]]:
-    """(description, json path, mutated steps, whether the mutated step changes state) for each mutation."""
-    from coworkenv.servers.registry import SERVICES
-
+    """(description, json path, mutated steps, whether the mutated step changes state) for each mutation: every
+    dropped step first, then argument swaps (identifiers first)."""
     steps = task.reference_solution
     used = {str(v) for s in steps if isinstance(s, ToolStep) for _, v in _leaves(s.arguments)}
 
@@ -256,8 +286,13 @@ def mutations(task: Task) -> list[tuple[str, str, list[Step], bool]]:
 
 
 async def _mutation_results(task: Task, reference_score: float, via_mcp: bool, limit: int) -> list[MutationResult]:
-    results = []
+    """Every dropped step is played (each unnoticed one is its own warning); argument swaps only serve to show
+    that some mutation loses score, so they stop at the first that does (and are skipped when a drop did)."""
+    results: list[MutationResult] = []
     for desc, where, steps, mutating in mutations(task)[:limit]:
+        swap = not desc.startswith("drop step")
+        if swap and any(r.lost_score for r in results):
+            break
         g = grade_trial(task, await run_steps(task, steps, via_mcp=via_mcp))
         lost = g.score < reference_score - SCORE_EPSILON
         results.append(
@@ -330,6 +365,8 @@ async def validate_exec(
     diagnostics = _adopt_expected_changes(task, reference)
     ref_grade = grade_trial(task, reference)
     diagnostics += _reference_diagnostics(task, reference, ref_grade)
+    alternative_scores, alternative_found = await _alternatives(task, via_mcp)
+    diagnostics += alternative_found
     noop_grade, noop_found = await _noop(task, via_mcp)
     diagnostics += noop_found
     diagnostics += await _forbidden_diagnostics(task, via_mcp)
@@ -347,6 +384,7 @@ async def validate_exec(
         reference=ref_grade,
         noop=noop_grade,
         mutations=results,
+        alternatives=alternative_scores,
         adversaries=played,
         seconds=round(time.perf_counter() - started, 4),
     )

@@ -1,0 +1,180 @@
+"""The dispatcher every tool call goes through, whichever door it came by.
+
+``call_now`` validates the arguments, runs the tool inside a transaction, and writes the audit row in that same
+transaction, for every outcome. :class:`~coworkenv.servers.kit.state.ServiceState` is a ``Dispatcher``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from coworkenv.servers.kit import audit
+from coworkenv.servers.kit.audit import MAX_MESSAGE, Outcome, argument_problem, clip, safe_value
+from coworkenv.servers.kit.clock import SimClock
+from coworkenv.servers.kit.context import ToolContext, ToolResult
+from coworkenv.servers.kit.errors import ServiceError
+from coworkenv.servers.kit.service import Service
+from coworkenv.servers.kit.tool import ToolSpec
+
+log = logging.getLogger("coworkenv.servers")
+
+
+def _format_validation(tool: str, exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        parts.append(f"{loc}: {err['msg']}")
+    return f"Invalid arguments for {tool}: " + "; ".join(parts) + ". Check the tool's input schema and call again."
+
+
+class Dispatcher:
+    """Tool calls onto one service's database: the part of :class:`ServiceState` that runs them."""
+
+    service: Service
+    conn: sqlite3.Connection
+    clock: SimClock
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent", member: str | None = None
+    ) -> ToolResult:
+        """Run one tool call and audit it, whatever its outcome. Never raises for a bad call."""
+        return self.call_now(name, arguments, actor, member)
+
+    def call_now(
+        self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent", member: str | None = None
+    ) -> ToolResult:
+        """The same call, for synchronous callers. Tool bodies never suspend, so a call is atomic.
+
+        ``member`` (privileged, Python API only) runs the call as another workspace member of a service that has
+        members (docs, chat); the audit row's actor then reads ``actor:member``.
+
+        Arguments no tool could take (text that is not valid Unicode, nesting past :data:`MAX_DEPTH`) are an
+        ``invalid_arguments`` answer like any other bad input: audited, with a safe copy of what was sent."""
+        started = time.perf_counter()
+        raw: Any = {} if arguments is None else arguments
+        problem = argument_problem(raw)
+        if argument_problem(name) is not None:
+            problem = "the tool name is not valid Unicode text"
+        if problem is not None:
+            name, raw = safe_value(name), safe_value(raw)
+        spec = None if problem is not None else self.service.tools_by_name.get(name)
+        data: dict[str, Any] | None = None
+        changed = False
+        typed: Any = raw  # nothing validated (unknown tool, invalid arguments): the audit keeps the raw ones
+        conn = self.conn
+        conn.execute("BEGIN")
+        try:
+            if problem is not None:
+                outcome: Outcome = "invalid_arguments"
+                text = (
+                    f"Invalid arguments for {clip(name, 100)}: {problem}. Check the tool's input schema and call again."
+                )
+            elif spec is None:
+                outcome = "unknown_tool"
+                text = (
+                    f"Unknown tool {clip(name, 100)!r} in the {self.service.name} service. "
+                    f"Available tools: {', '.join(self.service.tools_by_name)}."
+                )
+            elif not isinstance(raw, Mapping):
+                outcome, text = "invalid_arguments", f"Invalid arguments for {name}: expected an object."
+            else:
+                outcome, data, text, changed, validated = self._run(spec, raw, actor, member)
+                typed = raw if validated is None else validated
+            if outcome != "ok":
+                text = clip(text, MAX_MESSAGE)
+            raw_json = audit.to_json(_plain(raw))
+            seq = audit.write_row(
+                conn,
+                sim_time=self.clock.iso(),
+                wall_time=datetime.now(UTC).isoformat(timespec="microseconds"),
+                actor=actor if member is None else f"{actor}:{clip(safe_value(member), 200)}",
+                tool=name,
+                arguments=None,
+                arguments_json=raw_json if typed is raw else audit.to_json(_plain(typed)),
+                raw_arguments=None,
+                raw_json=raw_json,
+                outcome=outcome,
+                result=data,
+                result_json=text if outcome == "ok" else None,
+                error=None if outcome == "ok" else text,
+                duration_ms=(time.perf_counter() - started) * 1000,
+                state_changed=changed,
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return ToolResult(name, outcome, data, text, seq)
+
+    def _undo(self) -> None:
+        """Drop what a failed tool body wrote; the call's audit row then goes in a fresh transaction."""
+        self.conn.execute("ROLLBACK")
+        self.conn.execute("BEGIN")
+
+    def _run(
+        self, spec: ToolSpec, raw: Mapping[str, Any], actor: str, member: str | None = None
+    ) -> tuple[Outcome, dict[str, Any] | None, str, bool, dict[str, Any] | None]:
+        """Validate and run one call: (outcome, data, text, state changed, the validated arguments or None)."""
+        try:
+            args = spec.args_model.model_validate(raw)
+        except ValidationError as exc:
+            return "invalid_arguments", None, _format_validation(spec.name, exc), False, None
+        except Exception as exc:  # a validator that raised something else: still the caller's bad input
+            log.warning("argument validation of %s raised %r", spec.name, exc)
+            return (
+                "invalid_arguments",
+                None,
+                f"Invalid arguments for {spec.name}: {exc}. Check the input schema.",
+                False,
+                None,
+            )
+        typed = _typed_arguments(args)
+        return (*self._execute(spec, args, actor, member), typed)
+
+    def _execute(
+        self, spec: ToolSpec, args: BaseModel, actor: str, member: str | None = None
+    ) -> tuple[Outcome, dict[str, Any] | None, str, bool]:
+        conn = self.conn
+        before = conn.total_changes
+        try:
+            ctx = ToolContext(self, actor, member)  # type: ignore[arg-type]  # self is a ServiceState
+            model = spec.fn(ctx, **{k: getattr(args, k) for k in type(args).model_fields})
+            data = model.model_dump(mode="json")
+            return "ok", data, audit.to_json(data), conn.total_changes != before
+        except ServiceError as exc:
+            self._undo()
+            return "error", None, str(exc), False
+        except ValidationError as exc:  # a tool tried to store a record that breaks its model
+            self._undo()
+            return (
+                "error",
+                None,
+                _format_validation(spec.name, exc).replace("Invalid arguments", "Invalid values"),
+                False,
+            )
+        except Exception:
+            self._undo()
+            log.exception("tool %s of %s crashed", spec.name, self.service.name)
+            return "internal_error", None, f"Internal error in {spec.name}; nothing was changed. Try again.", False
+
+
+def _plain(value: Any) -> Any:
+    """A mapping as a dict (what JSON encodes); anything else as it is."""
+    return value if type(value) is dict or not isinstance(value, Mapping) else dict(value)
+
+
+def _typed_arguments(args: BaseModel) -> dict[str, Any] | None:
+    """The arguments a tool runs with, as JSON: validated and typed by its input schema, only those the caller
+    gave (an omitted argument stays absent, so a matcher ``{"exists": false}`` on it still holds)."""
+    try:
+        return args.model_dump(mode="json", exclude_unset=True)
+    except Exception:  # a value pydantic cannot write as JSON: keep the raw arguments rather than fail the call
+        log.warning("arguments of %s cannot be written as JSON", type(args).__name__, exc_info=True)
+        return None
