@@ -18,7 +18,7 @@ from coworkenv.harness.curate import CurationParams, format_report, write_curati
 from coworkenv.harness.episode import EpisodeConfig, UserFactory
 from coworkenv.harness.export import ExportParams, export
 from coworkenv.harness.faults import FaultInjector
-from coworkenv.harness.metrics import format_summary, summarize
+from coworkenv.harness.metrics import print_summary, summarize
 from coworkenv.harness.run import RunError, RunOptions, load_task_set, run_tasks
 from coworkenv.harness.tools import TRANSPORTS
 from coworkenv.harness.trajectory import read_trajectories, trajectory_path
@@ -87,6 +87,10 @@ def _records(rundir: Path) -> list[Any]:
 @click.option("--seed", type=int, default=None, help="Seed of the error injector.")
 @click.option("--no-anchors", is_flag=True, help="Do not record state hashes before tool calls.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr.")
+@click.option(
+    "--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True, help="Where episodes run."
+)
+@click.option("--address", help="--backend ray: a Ray cluster's address (default: start Ray on this machine).")
 def run_cmd(
     tasks: tuple[str, ...],
     agent_spec: str,
@@ -106,6 +110,8 @@ def run_cmd(
     seed: int | None,
     no_anchors: bool,
     progress: bool,
+    backend: str,
+    address: str | None,
 ) -> None:
     """Run an agent on tasks (every task × trial), appending trajectories to OUT/trajectories.jsonl.
 
@@ -114,7 +120,8 @@ def run_cmd(
     from coworkenv.synth.providers import ProviderConfigError, scrub
 
     try:
-        task_set = load_task_set(_task_sources(tasks))
+        sources = _task_sources(tasks)
+        task_set = load_task_set(sources)
         agent = make_agent(agent_spec)
         check_ready = getattr(agent, "check_ready", None)
         if callable(check_ready):  # no API key, no executable: say so before anything is written
@@ -139,9 +146,24 @@ def run_cmd(
     )
     faults = FaultInjector(inject_errors, inject_latency, seed) if inject_errors or inject_latency else None
     user = _user_factory(user_spec)
+    runner_backend = None
+    if backend == "ray":
+        from coworkenv.harness.backend_ray import RayBackend
+
+        runner_backend = RayBackend(agent_spec, address=address)
     try:
         report = anyio.run(
-            lambda: run_tasks(task_set, agent, out, agent_spec=agent_spec, options=options, faults=faults, user=user)
+            lambda: run_tasks(
+                task_set,
+                agent,
+                out,
+                agent_spec=agent_spec,
+                options=options,
+                faults=faults,
+                user=user,
+                backend=runner_backend,
+                task_sources=sources,
+            )
         )
     except RunError as exc:
         raise click.ClickException(scrub(str(exc))) from exc
@@ -158,7 +180,10 @@ def run_cmd(
 def summary_cmd(rundir: Path, as_json: bool, ks: tuple[int, ...]) -> None:
     """Mean score ×100, Pass@k and Pass^k (by scenario, difficulty, safety) and failures by kind."""
     result = summarize(_records(rundir), list(ks) or None)
-    click.echo(json.dumps(result, indent=2) if as_json else format_summary(result))
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+    else:
+        print_summary(result, sys.stdout)
 
 
 @click.command("curate")
@@ -194,29 +219,84 @@ def curate_cmd(
     click.echo(f"written to {out / 'trajectories.jsonl'} (report: {out / 'curation.json'})")
 
 
+def _export_inspect(sources: tuple[Path, ...], out: Path) -> None:
+    from coworkenv.harness.export_inspect import export_inspect
+
+    if out.exists() and not out.is_dir():
+        raise click.BadParameter(f"{out} is a file; --format inspect writes into a folder", param_hint="--out")
+    try:
+        written = export_inspect(list(sources), out)
+    except (FileNotFoundError, ValueError, RuntimeError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    for path in written:
+        click.echo(f"wrote {path}")
+    click.echo(f"open them: inspect view --log-dir {out}")
+
+
 @click.command("export")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The .jsonl to write.")
+@click.option(
+    "--out", type=click.Path(path_type=Path), required=True, help="chat: the .jsonl to write; inspect: a folder."
+)
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["chat", "inspect"]),
+    default="chat",
+    show_default=True,
+    help="chat: SFT records; inspect: Inspect AI eval logs (needs coworkenv[export]), one per run.",
+)
 @click.option("--min-score", type=float, default=0.0, show_default=True)
 @click.option("--min-assistant-turns", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--max-tool-calls", type=click.IntRange(min=0), default=40, show_default=True)
 @click.option("--max-chars", type=click.IntRange(min=1), default=60_000, show_default=True)
 @click.option("--system/--no-system", default=True, show_default=True, help="Keep the system prompt.")
-@click.option("--tools/--no-tools", default=True, show_default=True, help="Write the tool schemas column.")
+@click.option(
+    "--tools",
+    type=click.Choice(["task", "used", "none"]),
+    default="task",
+    show_default=True,
+    help="Tool schemas to write: all of the task's services, only those used, or none.",
+)
+@click.option(
+    "--template",
+    type=click.Choice(["full", "compact"]),
+    default="full",
+    show_default=True,
+    help="full: JSON schemas in 'tools'; compact: one line a tool in the system message (as hf:PATH?template=compact).",
+)
+@click.option(
+    "--tasks", "task_paths", multiple=True, help="Task files/folders: closing replies for demos ending on a tool."
+)
+@click.option(
+    "--max-length", type=click.IntRange(min=1), default=16384, show_default=True, help="Report lengths over it."
+)
+@click.option("--tokenizer", help="Model folder/id whose tokenizer counts tokens. [default: estimate, chars/4]")
 def export_cmd(
     sources: tuple[Path, ...],
     out: Path,
+    format_: str,
     min_score: float,
     min_assistant_turns: int,
     max_tool_calls: int,
     max_chars: int,
     system: bool,
-    tools: bool,
+    tools: str,
+    template: str = "full",
+    task_paths: tuple[str, ...] = (),
+    max_length: int = 16384,
+    tokenizer: str | None = None,
 ) -> None:
-    """Write chat records (messages with tool calls, tools as a JSON string) for SFT; reports what was dropped."""
-    params = ExportParams(min_score, min_assistant_turns, max_tool_calls, max_chars, system, tools)
+    """Write chat records (messages with tool calls, tools as a JSON string) for SFT; reports what was dropped.
+    With --format inspect, write Inspect AI eval logs (scores and per-check metadata) that `inspect view` opens."""
+    if format_ == "inspect":
+        _export_inspect(sources, out)
+        return
+    params = ExportParams(
+        min_score, min_assistant_turns, max_tool_calls, max_chars, system, tools, template, max_length, tokenizer
+    )
     try:
-        report = export(list(sources), out, params)
+        report = export(list(sources), out, params, task_paths)
     except (FileNotFoundError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(report.line())
@@ -224,4 +304,46 @@ def export_cmd(
         print("warning: nothing was written", file=sys.stderr)
 
 
-COMMANDS: list[click.Command] = [run_cmd, summary_cmd, curate_cmd, export_cmd]
+@click.command("report")
+@click.argument("rundirs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("report.html"), show_default=True)
+@click.option("--title", help="The page's title. [default: the run folders' names]")
+def report_cmd(rundirs: tuple[Path, ...], out: Path, title: str | None) -> None:
+    """Write one self-contained HTML file (no server, no network) of one or more runs: summary tables, plots and
+    a trajectory viewer with filters; open it in a browser. Several runs are shown side by side by agent."""
+    from coworkenv.harness.report import build_report
+
+    try:
+        info = build_report(list(rundirs), out, title)
+    except (FileNotFoundError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(info.line())
+    click.echo(f"open it: file://{out.resolve()}")
+
+
+@click.command("export-tasks")
+@click.argument("tasks", nargs=-1, required=True)
+@click.option("--format", "format_", type=click.Choice(["harbor"]), default="harbor", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Folder of task folders.")
+@click.option(
+    "--install",
+    help="What each task image pip-installs: a requirement or a path to a coworkenv wheel (copied into the task). "
+    "[default: this coworkenv version]",
+)
+def export_tasks_cmd(tasks: tuple[str, ...], format_: str, out: Path, install: str | None) -> None:
+    """Write tasks (files, folders, or 'examples') as Harbor task directories: instruction.md, task.toml with the
+    services as MCP servers, an environment that installs coworkenv and seeds the workspace, and tests that grade
+    it with `coworkenv grade`."""
+    from coworkenv.harness.export_harbor import export_harbor
+
+    try:
+        sources = _task_sources(tasks)
+        task_set = load_task_set(sources)
+    except (RunError, TaskFileError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    written = export_harbor(task_set, out, install)
+    click.echo(f"{len(written)} Harbor task folder(s) ({format_}) written to {out}")
+    click.echo(f"run one: harbor run --path {out / written[0].name if written else out} --agent claude-code")
+
+
+COMMANDS: list[click.Command] = [run_cmd, summary_cmd, curate_cmd, export_cmd, report_cmd, export_tasks_cmd]

@@ -8,11 +8,17 @@ than k scored trials are left out of it (and counted). Infrastructure failures a
 
 from __future__ import annotations
 
+import io
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from math import comb
 from statistics import mean
-from typing import Any
+from typing import Any, TextIO
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
 
 from coworkenv.harness.trajectory import STATUSES, Trajectory
 
@@ -129,21 +135,29 @@ def _fmt(value: Any) -> str:
     return "-" if value is None else (f"{value:.1f}" if isinstance(value, float) else str(value))
 
 
-def format_summary(summary: dict[str, Any]) -> str:
-    """The summary as a table for people."""
+def summary_columns(summary: dict[str, Any]) -> list[str]:
     ks = summary["ks"]
-    cols = ["score", *(f"pass@{k}" for k in ks), *(f"pass^{k}" for k in ks), "tasks", "trials"]
-    head = f"{'':<32}" + "".join(f"{c:>10}" for c in cols)
-    lines = [f"agent: {', '.join(summary['agents']) or '-'}", head]
+    return ["score", *(f"pass@{k}" for k in ks), *(f"pass^{k}" for k in ks), "tasks", "trials"]
 
-    def row(label: str, fig: dict[str, Any]) -> str:
-        return f"{label[:32]:<32}" + "".join(f"{_fmt(fig.get(c)):>10}" for c in cols)
 
-    lines.append(row("all", summary["overall"]))
+def summary_table(summary: dict[str, Any], *, plain: bool = False) -> Table:
+    """The figures as a rich table: all tasks, then by scenario, difficulty and safety, names in full."""
+    cols = summary_columns(summary)
+    table = Table(box=None if plain else box.SIMPLE_HEAD, show_edge=not plain, pad_edge=False)
+    table.add_column("", no_wrap=True, overflow="fold")
+    for c in cols:
+        table.add_column(c, justify="right", no_wrap=True)
+    table.add_row("all", *(_fmt(summary["overall"].get(c)) for c in cols), style=None if plain else "bold")
     for name, groups in summary["by"].items():
-        lines.append(f"by {name}:")
-        lines += [row("  " + g, fig) for g, fig in groups.items()]
-    lines.append("statuses: " + ", ".join(f"{k} {v}" for k, v in summary["statuses"].items()))
+        table.add_row(f"by {name}:", *([""] * len(cols)), style=None if plain else "dim")
+        for g, fig in groups.items():
+            table.add_row("  " + g, *(_fmt(fig.get(c)) for c in cols))
+    return table
+
+
+def summary_notes(summary: dict[str, Any]) -> list[str]:
+    """The lines under the table: statuses, failures by kind, robustness, how to read the figures."""
+    lines = ["statuses: " + ", ".join(f"{k} {v}" for k, v in summary["statuses"].items())]
     fails = summary["failures"]
     lines.append("not passed: " + (", ".join(f"{k} {v}" for k, v in fails.items()) or "none"))
     if summary["robustness"]:
@@ -153,4 +167,23 @@ def format_summary(summary: dict[str, Any]) -> str:
             f"({rb['retried_trials']} retried, {rb['mean_attempts']} attempts on average)"
         )
     lines.append("scores ×100 (mean over tasks); pass at score ≥ 0.75; infra_error trials are not scored")
-    return "\n".join(lines)
+    return lines
+
+
+def print_summary(summary: dict[str, Any], file: TextIO | None = None) -> None:
+    """Print the summary: a rich table on a terminal; plain aligned text (no colours, no box, nothing cut)
+    otherwise."""
+    out = file or sys.stdout
+    terminal = bool(getattr(out, "isatty", lambda: False)())
+    console = Console(file=out, width=None if terminal else 10_000, no_color=not terminal, highlight=False)
+    console.print(f"agent: {', '.join(summary['agents']) or '-'}", markup=False)
+    console.print(summary_table(summary, plain=not terminal))
+    for line in summary_notes(summary):
+        console.print(line, markup=False, soft_wrap=True)
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """The summary as plain text for people (what :func:`print_summary` writes when not on a terminal)."""
+    buffer = io.StringIO()
+    print_summary(summary, buffer)
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines())

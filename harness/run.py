@@ -151,6 +151,9 @@ class Runner:
         self.faults = faults
         self.user = user
         self._abort: str | None = None
+        self.task_sources: list[str] = []
+        self.backend: Any = None
+        """Set to a :class:`~coworkenv.harness.backend_ray.RayBackend` to play the episodes on Ray workers."""
 
     def pending(self, done: set[tuple[str, int]]) -> list[tuple[Task, int]]:
         return [
@@ -158,6 +161,8 @@ class Runner:
         ]
 
     async def _trial(self, task: Task, trial: int, pristine: _Pristine) -> Trajectory | None:
+        if self.backend is not None:
+            return await self.backend.trial(self, task, trial)
         errors: list[str] = []
         faults = 0
         attempt = 0
@@ -200,6 +205,8 @@ class Runner:
             "inject_errors": self.faults.rate if self.faults else 0.0,
             "inject_latency_s": self.faults.latency_s if self.faults else 0.0,
         }
+        if self.task_sources:
+            meta["task_sources"] = self.task_sources
         _check_meta(self.out, meta)
         existing, _ = read_lines(self.out / FILENAME)
         done = {r.key for r in existing if not (self.options.retry_infra and r.status == "infra_error")}
@@ -270,7 +277,13 @@ async def run_tasks(
     options: RunOptions | None = None,
     faults: FaultInjector | None = None,
     user: UserFactory | None = None,
+    backend: Any = None,
+    task_sources: Sequence[str | Path] = (),
 ) -> RunReport:
-    """Run every (task, trial) not yet in ``out`` and append their trajectories; see the module doc."""
+    """Run every (task, trial) not yet in ``out`` and append their trajectories; see the module doc.
+    ``backend`` (e.g. :class:`~coworkenv.harness.backend_ray.RayBackend`) plays the episodes elsewhere;
+    ``task_sources`` (the task files and folders) are recorded in run.json for later exports."""
     runner = Runner(tasks, agent, out, agent_spec=agent_spec, options=options, faults=faults, user=user)
+    runner.backend = backend
+    runner.task_sources = [str(Path(s).resolve()) for s in task_sources]
     return await runner.run()

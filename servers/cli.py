@@ -20,7 +20,7 @@ from coworkenv.servers.kit import (
 )
 from coworkenv.servers.kit.files import DocumentError, one_line, read_document
 from coworkenv.servers.kit.http_auth import TOKEN_ENV, allow_host_problem, token_problem
-from coworkenv.servers.mcp_config import mcp_config
+from coworkenv.servers.mcp_config import CLIENTS, Client, ClientConfigError, claude_mcp_add, client_config
 from coworkenv.servers.registry import SERVICES, format_description, get_service
 from coworkenv.servers.registry import describe as describe_service
 
@@ -243,9 +243,31 @@ def parse_urls(values: tuple[str, ...]) -> dict[str, str]:
     help=f"SERVICE=URL: an HTTP entry for a service already served with `serve --transport http`; its "
     f"Authorization header reads the token from ${TOKEN_ENV} in the client's environment. Repeatable.",
 )
-def mcp_config_cmd(db_dir: Path | None, services: str | None, url_values: tuple[str, ...]) -> None:
-    """Print a .mcp.json for Claude Code: one stdio entry per service, or HTTP entries with --url
-    (redirect it to .mcp.json)."""
+@click.option(
+    "--client",
+    type=click.Choice(CLIENTS),
+    default="claude-code",
+    show_default=True,
+    help="Whose config shape: .mcp.json (claude-code), claude_desktop_config.json, .cursor/mcp.json, .vscode/mcp.json.",
+)
+@click.option("--print-add", is_flag=True, help="Print `claude mcp add ...` command lines instead of a config file.")
+@click.option(
+    "--scope",
+    type=click.Choice(["local", "project", "user"]),
+    default="local",
+    show_default=True,
+    help="With --print-add: the Claude Code scope the servers are added to.",
+)
+def mcp_config_cmd(
+    db_dir: Path | None,
+    services: str | None,
+    url_values: tuple[str, ...],
+    client: Client,
+    print_add: bool,
+    scope: str,
+) -> None:
+    """Print an MCP client config: one stdio entry per service, or HTTP entries with --url (redirect it to the
+    client's file, e.g. .mcp.json); or, with --print-add, the `claude mcp add` lines that register them."""
     urls = parse_urls(url_values)
     if services is None:
         services = ",".join(urls) if urls else ",".join(SERVICES)
@@ -256,9 +278,16 @@ def mcp_config_cmd(db_dir: Path | None, services: str | None, url_values: tuple[
     stdio = [n for n in names if n not in urls]
     if stdio and db_dir is None:
         _fail(f"pass --db-dir DIR for the stdio entries ({', '.join(stdio)}), or a --url SERVICE=URL for each")
+    try:
+        if print_add:
+            text = "\n".join(claude_mcp_add(db_dir, names, urls=urls, scope=scope))
+        else:
+            text = json.dumps(client_config(client, db_dir, names, urls=urls), indent=2)
+    except ClientConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
     if stdio and db_dir is not None:
         make_folder(db_dir, "--db-dir")  # so each `serve` the client starts can create its database there
-    click.echo(json.dumps(mcp_config(db_dir, names, urls=urls), indent=2))
+    click.echo(text)
 
 
 COMMANDS: list[click.Command] = [services_cmd, serve_cmd, state_cmd, audit_cmd, mcp_config_cmd, demo_cmd]

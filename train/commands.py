@@ -10,7 +10,9 @@ import click
 
 from coworkenv.train.options import (
     ALGOS,
+    ENGINES,
     PAPER_MODEL,
+    VLLM_MODES,
     OptionsError,
     RLOptions,
     SFTOptions,
@@ -35,17 +37,35 @@ def train_group() -> None:
 @train_group.command("tiny")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Directory to write.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random weights.")
-def tiny_cmd(out: Path, seed: int) -> None:
-    """Build a tiny chat model offline (random weights, Qwen2.5 chat template) for tests and demos."""
+@click.option("--layers", type=click.IntRange(min=1), default=2, show_default=True, help="Decoder layers.")
+@click.option(
+    "--hidden", type=click.IntRange(min=16), default=64, show_default=True, help="Hidden size (heads: hidden/64, ≥4)."
+)
+@click.option("--vocab-size", type=click.IntRange(min=300), default=None, help="BPE vocabulary.  [default: 1024]")
+@click.option(
+    "--tokenizer-from",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Train the tokenizer on these exported demonstrations (chat JSONL) as the chat template renders them.",
+)
+def tiny_cmd(
+    out: Path, seed: int, layers: int, hidden: int, vocab_size: int | None, tokenizer_from: Path | None
+) -> None:
+    """Build a tiny chat model offline (random weights, Qwen2.5 chat template) for tests, demos and learning
+    from scratch (e.g. --layers 4 --hidden 256 --vocab-size 4096 --tokenizer-from demos.jsonl: ~3.4M)."""
     try:
-        from coworkenv.train.tiny import build_tiny
+        from coworkenv.train.data import DataError
+        from coworkenv.train.tiny import DEFAULT_VOCAB_SIZE, build_tiny, parameter_count
     except ImportError as exc:
         raise click.ClickException(f"{INSTALL_HINT} ({exc})") from exc
-    path = build_tiny(out, seed=seed)
-    click.echo(f"tiny model written to {path}")
+    try:
+        path = build_tiny(out, seed, vocab_size or DEFAULT_VOCAB_SIZE, layers, hidden, tokenizer_from)
+    except (DataError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    params = parameter_count(path)
+    click.echo(f"tiny model ({params:,} parameters) written to {path}")
 
 
-SFT_HELP = f"""LoRA SFT on exported chat JSONL, loss on assistant text and tool calls only.
+SFT_HELP = f"""LoRA (or --full) SFT on exported chat JSONL, loss on assistant text and tool calls only.
 
 DATA: one JSON object a line, {{"messages": [...], "tools": "<json string>"}}, as `coworkenv` export writes it.
 The papers fine-tune {PAPER_MODEL} (used text only) with LoRA; that is the default --model, and any chat
@@ -79,6 +99,9 @@ Several GPUs: accelerate launch --num_processes N "$(which coworkenv)" train sft
 )
 @click.option("--seed", type=int, help=f"Random seed.  [default: {_SFT.seed}]")
 @click.option("--chat-template", help="A .jinja chat template to use instead of the model's own.")
+@click.option(
+    "--full", is_flag=True, default=None, help="Full fine-tuning (every weight) instead of LoRA; for small models."
+)
 @click.option("--bf16/--no-bf16", default=None, help="bf16 training.  [default: on with a GPU, off on CPU]")
 @click.option(
     "--gradient-checkpointing/--no-gradient-checkpointing",
@@ -106,12 +129,17 @@ def sft_cmd(config_file: Path | None, **values: Any) -> None:
         raise click.ClickException(str(exc)) from exc
     click.echo(
         f"trained {result.steps} steps on {result.examples} examples; "
-        f"loss {result.first_loss:.4f} -> {result.last_loss:.4f}; adapter in {result.adapter_dir}"
+        f"loss {result.first_loss:.4f} -> {result.last_loss:.4f}; "
+        f"{'model' if options.full else 'adapter'} in {result.adapter_dir}"
     )
 
 
 RL_HELP = """RL in the environments: the student plays each task --group-size times, the grader's completion and
 safety are the rewards, and a policy-gradient step updates LoRA adapters.
+
+--engine trl (default): trl's GRPOTrainer with the tasks as environments (tools bound from the services'
+specs, vLLM with --use-vllm, several devices with `accelerate launch --config_file train/configs/...`); the
+output folder is trl's (trainer_state.json holds the reward logs). --engine native: the single-process loop.
 
 --algo: grpo (group-normalised), dr_grpo (no std scaling, constant-length loss), gdpo (completion and safety
 normalised separately, weighted by --gdpo-weights), gigpo (episode advantage plus --gigpo-omega × step
@@ -128,6 +156,11 @@ group with an incomplete (turn/time limit) or infrastructure-failed rollout is p
 @click.option("--out", help="Directory for the adapter, metrics.jsonl and coworkenv_rl.json.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML/JSON options.")
 @click.option("--algo", type=click.Choice(ALGOS), help=f"Advantage estimator.  [default: {_RL.algo}]")
+@click.option("--engine", type=click.Choice(ENGINES), help=f"trl or the native loop.  [default: {_RL.engine}]")
+@click.option("--max-completion-length", type=int, help="trl: tokens of an episode after the prompt.")
+@click.option("--use-vllm/--no-use-vllm", default=None, help="trl: generate with vLLM.")
+@click.option("--vllm-mode", type=click.Choice(VLLM_MODES), help="trl: colocate or server (`trl vllm-serve`).")
+@click.option("--vllm-server-base-url", help="trl, server mode: the vLLM server, e.g. http://10.0.0.2:8000")
 @click.option("--group-size", type=int, help=f"Rollouts per task per step.  [default: {_RL.group_size}]")
 @click.option("--tasks-per-step", type=int, help=f"Tasks per step.  [default: {_RL.tasks_per_step}]")
 @click.option("--steps", type=int, help=f"Training steps.  [default: {_RL.steps}]")
@@ -154,6 +187,9 @@ def rl_cmd(config_file: Path | None, **values: Any) -> None:
         options.weights()
     except OptionsError as exc:
         raise click.ClickException(str(exc)) from exc
+    if options.engine == "trl":
+        _run_trl(options)
+        return
     try:
         from coworkenv.harness.run import RunError
         from coworkenv.train.rl import run_rl
@@ -169,6 +205,48 @@ def rl_cmd(config_file: Path | None, **values: Any) -> None:
             f"groups {m['groups']}, rejected {m['rejected']}, retried {m['retried']}, dropped {m['dropped']}"
         )
     click.echo(f"adapter and metrics in {options.out}")
+
+
+def _run_trl(options: RLOptions) -> None:
+    try:
+        from coworkenv.harness.run import RunError
+        from coworkenv.train.trl_rl import run_trl_rl
+    except ImportError as exc:
+        raise click.ClickException(f"{INSTALL_HINT} ({exc})") from exc
+    try:
+        history = run_trl_rl(options)
+    except (OptionsError, RunError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    for entry in history:
+        if "reward" in entry:
+            click.echo(f"step {entry.get('step', '?')}: reward {entry['reward']:.3f} (trl log: trainer_state.json)")
+    click.echo(f"model, trainer_state.json and coworkenv_rl.json in {options.out}")
+
+
+@train_group.command("distill")
+@click.option("--tasks", required=True, help="A task file or folder (JSON/YAML/JSONL).")
+@click.option("--model", required=True, help="The student: a model id or path.")
+@click.option("--teacher", required=True, help="The teacher: a local model with the student's vocabulary.")
+@click.option("--out", required=True, help="Directory for the student and trainer_state.json.")
+@click.option("--lmbda", type=float, default=1.0, show_default=True, help="Share of on-policy (student) samples.")
+@click.option("--beta", type=float, default=1.0, show_default=True, help="Generalised JSD; 1 = reverse KL.")
+@click.option("--steps", type=int, default=100, show_default=True)
+@click.option("--lr", type=float, default=1e-5, show_default=True)
+@click.option("--max-new-tokens", type=int, default=512, show_default=True)
+@click.option("--full", is_flag=True, help="Full fine-tuning instead of LoRA.")
+def distill_cmd(**values: Any) -> None:
+    """On-policy distillation (trl's GKD trainer): the student samples each model turn of the tasks' reference
+    episodes, the teacher scores its tokens."""
+    try:
+        from coworkenv.train.distill import DistillOptions, run_distill
+    except ImportError as exc:
+        raise click.ClickException(f"{INSTALL_HINT} ({exc})") from exc
+    try:
+        history = run_distill(DistillOptions(**values))
+    except OptionsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    losses = [e["loss"] for e in history if "loss" in e]
+    click.echo(f"distilled {len(losses)} logged steps; student in {values['out']}")
 
 
 COMMANDS: list[click.Command] = [train_group]

@@ -52,6 +52,7 @@ class SFTOptions(LoraOptions):
     bf16: bool | None = None  # None: on where a GPU supports it, off on CPU
     gradient_checkpointing: bool | None = None  # None: on with a GPU, off on CPU
     logging_steps: int = 1
+    full: bool = False  # full fine-tuning (every weight; a model trained from scratch) instead of LoRA adapters
 
 
 T = TypeVar("T")
@@ -113,6 +114,8 @@ def merge_options(cls: type[T], file_values: dict[str, Any], cli_values: dict[st
 
 
 ALGOS = ("grpo", "dr_grpo", "gdpo", "gigpo")
+ENGINES = ("trl", "native")
+VLLM_MODES = ("colocate", "server")
 
 
 @dataclasses.dataclass
@@ -122,6 +125,7 @@ class RLOptions(LoraOptions):
     adapter: str | None = None  # a LoRA adapter to start from (e.g. the output of `train sft`)
     out: str = ""
     algo: str = "grpo"
+    engine: str = "trl"  # trl: GRPOTrainer + our environments; native: the single-process loop of rl.py
     group_size: int = 8
     tasks_per_step: int = 4
     steps: int = 100
@@ -138,8 +142,18 @@ class RLOptions(LoraOptions):
     seed: int = 0
     lora_dropout: float = 0.0
     bf16: bool | None = None  # None: on where a GPU supports it
+    max_completion_length: int = 16384  # trl engine: tokens of a whole episode after the prompt (tool results too)
+    use_vllm: bool = False  # trl engine: generate with vLLM
+    vllm_mode: str = "colocate"  # colocate (in the training processes) or server (`trl vllm-serve`)
+    vllm_server_base_url: str | None = None  # server mode, e.g. http://10.0.0.2:8000
+    gradient_checkpointing: bool | None = None  # None: on with a GPU, off on CPU
+    logging_steps: int = 1
 
     def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise OptionsError(f"unknown engine {self.engine!r}; use one of {', '.join(ENGINES)}")
+        if self.vllm_mode not in VLLM_MODES:
+            raise OptionsError(f"unknown vllm_mode {self.vllm_mode!r}; use one of {', '.join(VLLM_MODES)}")
         if self.algo not in ALGOS:
             raise OptionsError(f"unknown algo {self.algo!r}; use one of {', '.join(ALGOS)}")
         if self.group_size < 2:

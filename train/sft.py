@@ -1,4 +1,4 @@
-"""LoRA SFT on exported trajectories with trl's ``SFTTrainer``.
+"""SFT on exported trajectories with trl's ``SFTTrainer``: LoRA adapters, or every weight with ``full``.
 
 The loss is on assistant text and tool-call tokens only (``assistant_only_loss=True``): trl renders each
 conversation with a training variant of the model's chat template (``{% generation %}`` markers) and masks
@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coworkenv.harness.agents.hf_agent import template_of
 from coworkenv.train.data import has_tool_calls, read_chat_jsonl, to_dataset
 from coworkenv.train.options import OptionsError, SFTOptions
 
@@ -155,12 +156,13 @@ def build_trainer(options: SFTOptions) -> Any:
         args=sft_config(options),
         train_dataset=to_dataset(records),
         processing_class=processing_class,
-        peft_config=lora_config(options),
+        peft_config=None if options.full else lora_config(options),
     )
 
 
 def run_sft(options: SFTOptions) -> SFTResult:
-    """Train a LoRA adapter; writes it, the tokenizer and ``coworkenv_sft.json`` (options, losses) to ``out``."""
+    """Train a LoRA adapter (or, with ``full``, the whole model); writes it, the tokenizer and
+    ``coworkenv_sft.json`` (options, losses) to ``out``."""
     trainer = build_trainer(options)
     if len(trainer.train_dataset) == 0:
         from coworkenv.train.data import DataError
@@ -168,17 +170,26 @@ def run_sft(options: SFTOptions) -> SFTResult:
         raise DataError(
             f"no example of {options.data} has an assistant token within --max-length {options.max_length} "
             "(the tool schemas and system prompt come first and were all that fit); raise --max-length, or "
-            "export with --no-tools/--no-system for a small model"
+            "export with --template compact for a small model (and prompt it with hf:PATH?template=compact)"
         )
     trainer.train()
     out = Path(options.out)
     trainer.save_model(str(out))
+    trainer.processing_class.save_pretrained(str(out))
     losses = [float(entry["loss"]) for entry in trainer.state.log_history if "loss" in entry]
     if not losses:  # fewer steps than logging_steps: the run's average is all there is
         losses = [float(e["train_loss"]) for e in trainer.state.log_history if "train_loss" in e]
     result = SFTResult(
         adapter_dir=out, examples=len(trainer.train_dataset), steps=trainer.state.global_step, losses=losses
     )
-    summary = {"options": asdict(options), "examples": result.examples, "steps": result.steps, "losses": losses}
+    records = read_chat_jsonl(options.data)
+    template = "compact" if any(template_of(r["messages"]) == "compact" for r in records) else "full"
+    summary = {
+        "options": asdict(options),
+        "template": template,  # the hf: agent prompts this folder's model with the same tool list
+        "examples": result.examples,
+        "steps": result.steps,
+        "losses": losses,
+    }
     (out / "coworkenv_sft.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return result

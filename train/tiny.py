@@ -1,10 +1,11 @@
-"""A tiny chat model built fully offline, for tests and the demo.
+"""A tiny chat model built fully offline, for tests, the demo and learning from scratch.
 
-A byte-level BPE tokenizer trained with ``tokenizers`` on a small built-in corpus, wrapped in a
-``PreTrainedTokenizerFast`` whose chat template is exactly trl's Qwen2.5 template (so trl recognises it,
-swaps in its training variant for assistant-only loss, and parses tool calls), plus a ``Qwen2`` model with
-random weights (hidden 64, 2 layers, 4 heads, 2 KV heads). Nothing is downloaded; the same seed gives the
-same files.
+A byte-level BPE tokenizer trained with ``tokenizers`` on a small built-in corpus (or on the rendered
+demonstrations a model will learn from: ``texts``), wrapped in a ``PreTrainedTokenizerFast`` whose chat
+template is exactly trl's Qwen2.5 template (so trl recognises it, swaps in its training variant for
+assistant-only loss, and parses tool calls), plus a ``Qwen2`` model with random weights (default hidden 64,
+2 layers; heads derived: max(4, hidden / 64), half as many KV heads). Nothing is downloaded; the same seed
+and inputs give the same files. Hidden 256 with 4 layers and a 4,096-token vocabulary is ~3.4M parameters.
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ def qwen2_5_chat_template() -> str:
     return str(template)
 
 
-def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE) -> Any:
-    """A byte-level BPE trained on :func:`corpus`, as a ``PreTrainedTokenizerFast`` with the Qwen2.5 template."""
+def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | None = None) -> Any:
+    """A byte-level BPE trained on :func:`corpus` (plus ``texts``), as a ``PreTrainedTokenizerFast`` with the
+    Qwen2.5 template. The chat template's markers are whole tokens, never merged into others."""
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
     from transformers.models.qwen2.tokenization_qwen2 import PRETOKENIZE_REGEX
@@ -78,7 +80,7 @@ def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE) -> Any:
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    tok.train_from_iterator(corpus(), trainer=trainer)
+    tok.train_from_iterator(_without_markers([*corpus(), *(texts or [])]), trainer=trainer)
     # Like Qwen2.5: the tool markers are whole tokens but not "special" (decoding keeps them).
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in TOOL_TOKENS])
     fast = PreTrainedTokenizerFast(
@@ -92,18 +94,54 @@ def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE) -> Any:
     return fast
 
 
+def _without_markers(texts: list[str]) -> list[str]:
+    """Texts with the chat markers cut out, so BPE learns no merge across them (they are added whole)."""
+    out = []
+    for text in texts:
+        for marker in (*SPECIAL_TOKENS, *TOOL_TOKENS):
+            text = text.replace(marker, "\n")
+        out.append(text)
+    return out
+
+
+def heads(hidden_size: int) -> tuple[int, int]:
+    """(attention heads, KV heads) for a hidden size: max(4, hidden / 64) heads, half as many KV heads."""
+    n = max(4, hidden_size // 64)
+    if hidden_size % n:
+        raise ValueError(f"hidden size {hidden_size} must be a multiple of {n} (its attention heads)")
+    return n, max(1, n // 2)
+
+
+def render_demonstrations(path: str | Path) -> list[str]:
+    """Each record of an exported chat JSONL file as the chat template renders it (the tokenizer's corpus)."""
+    import json
+
+    from coworkenv.train.data import read_chat_jsonl
+
+    bootstrap = build_tokenizer()
+    return [
+        str(
+            bootstrap.apply_chat_template(
+                r["messages"], tools=json.loads(r["tools"]) if r["tools"] else None, tokenize=False
+            )
+        )
+        for r in read_chat_jsonl(path)
+    ]
+
+
 def build_model(tokenizer: Any, seed: int = 0, hidden_size: int = 64, layers: int = 2) -> Any:
     """A ``Qwen2ForCausalLM`` with random weights (seeded), sized to ``tokenizer``."""
     import torch
     from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
 
+    attention_heads, kv_heads = heads(hidden_size)
     config = Qwen2Config(
         vocab_size=len(tokenizer),
         hidden_size=hidden_size,
         intermediate_size=hidden_size * 2,
         num_hidden_layers=layers,
-        num_attention_heads=4,
-        num_key_value_heads=2,
+        num_attention_heads=attention_heads,
+        num_key_value_heads=kv_heads,
         max_position_embeddings=32768,
         tie_word_embeddings=True,
         eos_token_id=tokenizer.eos_token_id,
@@ -118,12 +156,36 @@ def build_model(tokenizer: Any, seed: int = 0, hidden_size: int = 64, layers: in
     return model
 
 
-def build_tiny(out: str | Path, seed: int = 0, vocab_size: int = DEFAULT_VOCAB_SIZE) -> Path:
-    """Build the tiny model and tokenizer and save both to ``out``; returns the directory."""
+def build_tiny(
+    out: str | Path,
+    seed: int = 0,
+    vocab_size: int = DEFAULT_VOCAB_SIZE,
+    layers: int = 2,
+    hidden_size: int = 64,
+    tokenizer_from: str | Path | None = None,
+) -> Path:
+    """Build the tiny model and tokenizer (trained on ``tokenizer_from``'s rendered demonstrations when given)
+    and save both to ``out``; returns the directory."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    tokenizer = build_tokenizer(vocab_size)
-    model = build_model(tokenizer, seed=seed)
+    texts = render_demonstrations(tokenizer_from) if tokenizer_from else None
+    tokenizer = build_tokenizer(vocab_size, texts)
+    model = build_model(tokenizer, seed=seed, hidden_size=hidden_size, layers=layers)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out
+
+
+def parameter_count(folder: str | Path) -> int:
+    """Parameters of a saved model (tied embeddings counted once), read from its safetensors header."""
+    from safetensors import safe_open
+
+    total = 0
+    for path in sorted(Path(folder).glob("*.safetensors")):
+        with safe_open(str(path), framework="pt") as f:
+            for name in f.keys():  # noqa: SIM118 - safe_open has keys(), not iteration
+                size = 1
+                for dim in f.get_slice(name).get_shape():
+                    size *= dim
+                total += size
+    return total

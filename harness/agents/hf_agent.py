@@ -1,5 +1,11 @@
 """A local transformers model, prompted with its own chat template's tool-call format (``hf:PATH``).
 
+Options follow the path as a query: ``hf:PATH?template=compact&max_new_tokens=96&temperature=0``.
+``template=full`` (the default) hands the tools' JSON schemas to the chat template; ``template=compact`` lists
+them in the system message instead, one line a tool (name, arguments and their types, first sentence of the
+description): ~4-6x fewer tokens, for small models. :func:`prompt_messages` renders both, and the exporter
+(``coworkenv export --template``) calls the same function, so a student trains on the text it is prompted with.
+
 The conversation and the tools go through ``apply_chat_template(messages, tools=..., add_generation_prompt=True)``;
 the model generates; ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks in its output
 (Qwen/Hermes style) become tool calls and the rest is its text. torch and transformers are imported only
@@ -12,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 from itertools import count
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -19,6 +26,8 @@ import anyio
 from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, Usage
 from coworkenv.synth.providers import INVALID_ARGUMENTS_KEY, arguments_or_invalid
 
+TEMPLATES = ("full", "compact")
+COMPACT_HEADER = "# Tools"
 TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
 
@@ -64,6 +73,86 @@ def parse_tool_calls(text: str, id_prefix: str = "call", start: int = 0) -> tupl
 
 
 # ---------------------------------------------------------------------------------------------- conversion
+def tool_content(m: Message) -> str:
+    """A tool result as the model reads it (errors say so); the exporter writes the same text."""
+    return f"Error: {m.content}" if m.is_error and not m.content.startswith("Error") else m.content
+
+
+def _type_text(schema: Any) -> str:
+    if not isinstance(schema, dict):
+        return "any"
+    enum = schema.get("enum")
+    if isinstance(enum, list) and 0 < len(enum) <= 8:
+        return "|".join(json.dumps(v) if not isinstance(v, str) else v for v in enum)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return "|".join(str(k) for k in kind if k != "null") or "any"
+    if kind == "array":
+        return f"array[{_type_text(schema.get('items'))}]"
+    if kind is None and isinstance(schema.get("anyOf"), list):
+        return "|".join(_type_text(o) for o in schema["anyOf"] if o.get("type") != "null") or "any"
+    return str(kind or "any")
+
+
+def compact_tool_line(tool: dict[str, Any]) -> str:
+    """``- name(arg: type, opt?: type): first sentence of the description`` for one OpenAI function schema."""
+    function = tool.get("function", tool)
+    params = function.get("parameters") or {}
+    required = set(params.get("required") or [])
+    args = ", ".join(
+        f"{name}{'' if name in required else '?'}: {_type_text(spec)}"
+        for name, spec in (params.get("properties") or {}).items()
+    )
+    description = " ".join((function.get("description") or "").split())
+    summary = re.split(r"(?<=[.!?])\s", description, maxsplit=1)[0]  # its first sentence
+    return f"- {function['name']}({args})" + (f": {summary}" if summary else "")
+
+
+def compact_tool_list(tools: list[dict[str, Any]]) -> str:
+    """The compact tool list (the system message's tail under ``template=compact``)."""
+    lines = [
+        COMPACT_HEADER,
+        "Call a tool with <tool_call>",
+        '{"name": "<tool>", "arguments": {...}}',
+        "</tool_call>; optional arguments end with ?.",
+        *(compact_tool_line(t) for t in tools),
+    ]
+    return "\n".join(lines)
+
+
+def template_of(messages: list[dict[str, Any]]) -> str:
+    """``compact`` when the conversation's system message carries the compact tool list, else ``full``."""
+    first = messages[0] if messages else {}
+    compact = first.get("role") == "system" and f"{COMPACT_HEADER}\nCall a tool with" in str(first.get("content"))
+    return "compact" if compact else "full"
+
+
+def recorded_template(path: str) -> str | None:
+    """The template a model folder was trained on, as ``train sft`` records it in ``coworkenv_sft.json``."""
+    summary = Path(path) / "coworkenv_sft.json"
+    try:
+        template = json.loads(summary.read_text(encoding="utf-8")).get("template")
+    except (OSError, ValueError):
+        return None
+    return template if template in TEMPLATES else None
+
+
+def prompt_messages(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, template: str = "full"
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+    """(messages, tools) to hand to ``apply_chat_template`` under a template: ``full`` passes the schemas on,
+    ``compact`` appends :func:`compact_tool_list` to the system message (adding one if there is none)."""
+    if template not in TEMPLATES:
+        raise ValueError(f"template must be one of {', '.join(TEMPLATES)}, not {template!r}")
+    if template == "full" or not tools:
+        return messages, tools or None
+    listing = compact_tool_list(tools)
+    if messages and messages[0]["role"] == "system":
+        head = {**messages[0], "content": f"{messages[0]['content']}\n\n{listing}"}
+        return [head, *messages[1:]], None
+    return [{"role": "system", "content": listing}, *messages], None
+
+
 def to_chat(messages: list[Message]) -> list[dict[str, Any]]:
     """Messages as chat-template dicts (OpenAI-like, arguments as objects, as HF templates expect)."""
     out: list[dict[str, Any]] = []
@@ -77,8 +166,7 @@ def to_chat(messages: list[Message]) -> list[dict[str, Any]]:
                 ]
             out.append(entry)
         elif m.role == "tool":
-            content = f"Error: {m.content}" if m.is_error and not m.content.startswith("Error") else m.content
-            out.append({"role": "tool", "content": content, "tool_call_id": m.tool_call_id, "name": m.name})
+            out.append({"role": "tool", "content": tool_content(m), "tool_call_id": m.tool_call_id, "name": m.name})
         else:
             out.append({"role": m.role, "content": m.content})
     return out
@@ -93,7 +181,8 @@ def tool_schemas(tools: list[ToolView]) -> list[dict[str, Any]]:
 
 class HFAgent:
     """``hf:PATH``: a local model directory (or hub id, when online). ``model``/``tokenizer`` may be given
-    directly (already loaded objects); generation is greedy unless ``temperature`` > 0."""
+    directly (already loaded objects); generation is greedy unless ``temperature`` > 0. ``template`` defaults
+    to the one the folder was trained on (``coworkenv_sft.json``), else ``full``."""
 
     def __init__(
         self,
@@ -104,9 +193,14 @@ class HFAgent:
         max_new_tokens: int = 512,
         temperature: float = 0.0,
         device: str | None = None,
+        template: str | None = None,
     ) -> None:
+        template = template or recorded_template(path) or "full"
+        if template not in TEMPLATES:
+            raise ValueError(f"hf: template must be one of {', '.join(TEMPLATES)}, not {template!r}")
         self.path = path
-        self.name = f"hf:{path}"
+        self.name = f"hf:{path}" + (f"?template={template}" if template != "full" else "")
+        self.template = template
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.device = device
@@ -133,11 +227,8 @@ class HFAgent:
 
     def prompt(self, messages: list[Message], tools: list[ToolView]) -> str:
         tokenizer, _ = self.load()
-        return str(
-            tokenizer.apply_chat_template(
-                to_chat(messages), tools=tool_schemas(tools) or None, add_generation_prompt=True, tokenize=False
-            )
-        )
+        chat, schemas = prompt_messages(to_chat(messages), tool_schemas(tools), self.template)
+        return str(tokenizer.apply_chat_template(chat, tools=schemas, add_generation_prompt=True, tokenize=False))
 
     def _decode(self, tokenizer: Any, ids: list[int]) -> str:
         text = str(tokenizer.decode(ids, skip_special_tokens=False))
@@ -179,3 +270,28 @@ class HFAgent:
             usage=Usage(input_tokens=prompt_tokens, output_tokens=new_tokens),
             stop_reason="tool_use" if calls else "end_turn",
         )
+
+
+_OPTIONS = {"template": str, "max_new_tokens": int, "temperature": float, "device": str}
+
+
+def from_spec(arg: str) -> HFAgent:
+    """``PATH`` or ``PATH?template=compact&max_new_tokens=96`` (options: template, max_new_tokens, temperature,
+    device)."""
+    from coworkenv.harness.agents.registry import AgentSpecError
+
+    path, _, query = arg.partition("?")
+    options: dict[str, Any] = {}
+    for part in filter(None, query.split("&")):
+        key, sep, value = part.partition("=")
+        key = key.strip().replace("-", "_")
+        if key not in _OPTIONS or not sep:
+            raise AgentSpecError(f"hf: unknown option {part!r}; use {', '.join(f'{k}=...' for k in _OPTIONS)}")
+        try:
+            options[key] = _OPTIONS[key](value.strip())
+        except ValueError as exc:
+            raise AgentSpecError(f"hf: option {key}={value!r} is not a valid {_OPTIONS[key].__name__}") from exc
+    try:
+        return HFAgent(path, **options)
+    except ValueError as exc:
+        raise AgentSpecError(str(exc)) from exc

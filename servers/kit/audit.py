@@ -189,6 +189,10 @@ def write_row(
     return int(cur.lastrowid or 0)
 
 
+_loads = json.JSONDecoder().decode
+"""``json.loads`` without its per-call keyword checks (the audit table holds our own JSON text)."""
+
+
 def read_rows(conn: sqlite3.Connection, service: str, after_seq: int = 0) -> list[AuditRow]:
     rows = conn.execute(
         "SELECT seq, sim_time, wall_time, actor, tool, arguments, outcome, result, error, duration_ms,"
@@ -203,13 +207,13 @@ def read_rows(conn: sqlite3.Connection, service: str, after_seq: int = 0) -> lis
             wall_time=r[2],
             actor=r[3],
             tool=r[4],
-            arguments=json.loads(r[5]),
+            arguments=_loads(r[5]),
             outcome=r[6],
-            result=None if r[7] is None else json.loads(r[7]),
+            result=None if r[7] is None else _loads(r[7]),
             error=r[8],
             duration_ms=r[9],
             state_changed=bool(r[10]),
-            raw_arguments=json.loads(r[11] if r[11] is not None else r[5]),
+            raw_arguments=_loads(r[11] if r[11] is not None else r[5]),
         )
         for r in rows
     ]

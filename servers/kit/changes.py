@@ -109,7 +109,7 @@ def diff_tables(
                 out.append(Change(service, table, rid, "create", None, b, tuple(k for k in b if k not in ignore)))
             elif b is None and a is not None:
                 out.append(Change(service, table, rid, "delete", a, None, tuple(k for k in a if k not in ignore)))
-            elif a is not None and b is not None and a != b:
+            elif a is not None and b is not None and a is not b and a != b:
                 keys = [k for k in {**a, **b} if k not in ignore and a.get(k) != b.get(k)]
                 if keys:
                     out.append(Change(service, table, rid, "update", a, b, tuple(keys)))

@@ -304,6 +304,10 @@ class ServiceState(Dispatcher):
             conn = images.acquire(self.service, self.conn.serialize())
         copy = ServiceState(self.service, conn, SimClock(self.clock.now()), self.seed, self.image)
         copy.initial_now = self.initial_now
+        for name, store in self.tables.items():
+            mine = copy.tables[name]
+            mine.dirty = store.dirty  # written before the fork: not as it was opened (for dump_over)
+            mine.memo = store.memo  # rows decoded once serve every fork of one state
         return copy
 
     # ------------------------------------------------------------------ reading (privileged, not tools)
@@ -314,9 +318,10 @@ class ServiceState(Dispatcher):
     def dump_over(self, base: Mapping[str, list[Row]]) -> dict[str, list[Row]]:
         """Like :meth:`dump`, but a table nothing wrote to since this state was opened is ``base``'s own list
         (``base``: a dump of what it was opened or forked from). Cheaper, and a diff can skip it by identity.
+        The other tables' rows are shared too where stored as before (:meth:`TableStore.dump_shared`): read only.
         Only for a database no other connection writes to (an in-memory fork), as the flags see only this one."""
         return {
-            name: base[name] if not store.dirty and name in base else store.dump()
+            name: base[name] if not store.dirty and name in base else store.dump_shared()
             for name, store in self.tables.items()
         }
 

@@ -39,12 +39,42 @@ def _encoder(col: Column) -> Any:
     return None
 
 
-def _decoder(col: Column) -> Any:
-    if col.kind == "json":
-        return lambda v: None if v is None else json.loads(v)
-    if col.kind == "bool":
-        return lambda v: None if v is None else bool(v)
-    return None
+_loads = json.JSONDecoder().decode
+"""``json.loads`` without its per-call keyword checks (what the database holds is our own JSON text)."""
+
+
+MEMO_ROWS = 20_000
+"""At most this many decoded rows are kept per table for :meth:`TableStore.dump_shared` (then it starts over)."""
+
+
+class _Layout:
+    """What a store of one table needs that depends on the table alone (built once per table, not per store)."""
+
+    __slots__ = ("bool_cols", "count", "enc", "insert", "json_cols", "names", "select", "update", "update_names")
+
+    def __init__(self, table: Table) -> None:
+        self.names = table.column_names
+        self.enc = [(c.name, _encoder(c)) for c in table.columns]
+        self.json_cols = tuple(c.name for c in table.columns if c.kind == "json")
+        self.bool_cols = tuple(c.name for c in table.columns if c.kind == "bool")
+        quoted = ", ".join(f'"{n}"' for n in self.names)
+        self.select = f'SELECT {quoted} FROM "{table.name}"'
+        self.insert = f'INSERT INTO "{table.name}" ({quoted}) VALUES ({", ".join("?" * len(self.names))})'
+        self.update_names = tuple(n for n in self.names if n != "id")
+        sets = ", ".join(f'"{n}" = ?' for n in self.update_names)
+        self.update = f'UPDATE "{table.name}" SET {sets} WHERE id = ?'
+        self.count = f'SELECT COUNT(*) FROM "{table.name}"'
+
+
+_LAYOUTS: dict[int, tuple[Table, _Layout]] = {}
+
+
+def _layout(table: Table) -> _Layout:
+    entry = _LAYOUTS.get(id(table))
+    if entry is None or entry[0] is not table:  # the table is held, so its id is not reused while cached
+        entry = (table, _Layout(table))
+        _LAYOUTS[id(table)] = entry
+    return entry[1]
 
 
 class TableStore:
@@ -53,21 +83,34 @@ class TableStore:
     def __init__(self, conn: sqlite3.Connection, table: Table) -> None:
         self.conn = conn
         self.table = table
-        self.names = table.column_names
-        self._enc = [(c.name, _encoder(c)) for c in table.columns]
-        self._dec = [_decoder(c) for c in table.columns]
-        quoted = ", ".join(f'"{n}"' for n in self.names)
-        self._select = f'SELECT {quoted} FROM "{table.name}"'
-        self._insert = f'INSERT INTO "{table.name}" ({quoted}) VALUES ({", ".join("?" * len(self.names))})'
+        layout = _layout(table)
+        self.names = layout.names
+        self._enc = layout.enc
+        self._json_cols = layout.json_cols
+        self._bool_cols = layout.bool_cols
+        self._select = layout.select
+        self._insert = layout.insert
+        self._layout = layout
         self.dirty = False
         """True once anything was written through this store (even if rolled back): a clean table is
         exactly as it was when the store was opened, so a dump can reuse an earlier one."""
+        self.memo: dict[Any, Row] = {}
+        """Rows :meth:`dump_shared` decoded, by their stored values (shared with the stores forked from this one)."""
 
     def _encode(self, row: Row) -> list[Any]:
         return [row.get(n) if enc is None else enc(row.get(n)) for n, enc in self._enc]
 
     def _decode(self, values: Sequence[Any]) -> Row:
-        return {n: (v if d is None else d(v)) for n, v, d in zip(self.names, values, self._dec, strict=True)}
+        row = dict(zip(self.names, values, strict=True))
+        for n in self._json_cols:
+            v = row[n]
+            if v is not None:
+                row[n] = _loads(v)
+        for n in self._bool_cols:
+            v = row[n]
+            if v is not None:
+                row[n] = bool(v)
+        return row
 
     def validate(self, row: Row) -> Row:
         """Validate against the record model and return the normalised row (raises ValidationError)."""
@@ -105,10 +148,11 @@ class TableStore:
         sql = self._select + (f" WHERE {where}" if where else "") + f" ORDER BY {order_by}"
         if limit is not None:
             sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
-        return [self._decode(v) for v in self.conn.execute(sql, tuple(params))]
+        decode = self._decode
+        return [decode(v) for v in self.conn.execute(sql, tuple(params))]
 
     def count(self, where: str = "", params: Sequence[Any] = ()) -> int:
-        sql = f'SELECT COUNT(*) FROM "{self.table.name}"' + (f" WHERE {where}" if where else "")
+        sql = self._layout.count + (f" WHERE {where}" if where else "")
         return int(self.conn.execute(sql, tuple(params)).fetchone()[0])
 
     def update(self, record_id: str, changes: Row) -> Row:
@@ -118,9 +162,8 @@ class TableStore:
             raise KeyError(record_id)
         merged = self.validate({**current, **changes})
         self.dirty = True
-        sets = ", ".join(f'"{n}" = ?' for n in self.names if n != "id")
-        values = [v for (n, _), v in zip(self._enc, self._encode(merged), strict=True) if n != "id"]
-        self.conn.execute(f'UPDATE "{self.table.name}" SET {sets} WHERE id = ?', [*values, record_id])
+        values = [merged.get(n) if enc is None else enc(merged.get(n)) for n, enc in self._enc if n != "id"]
+        self.conn.execute(self._layout.update, [*values, record_id])
         return merged
 
     def delete(self, record_id: str) -> None:
@@ -129,6 +172,21 @@ class TableStore:
 
     def dump(self) -> list[Row]:
         return self.select()
+
+    def dump_shared(self) -> list[Row]:
+        """Like :meth:`dump`, but a row stored exactly as one this store (or the one it was forked from) decoded
+        before is that same dict: for readers that never change what they get (a state diff, a grader)."""
+        memo = self.memo
+        if len(memo) > MEMO_ROWS:
+            memo.clear()
+        decode = self._decode
+        out = []
+        for values in self.conn.execute(self._select + " ORDER BY id"):
+            row = memo.get(values)
+            if row is None:
+                row = memo[values] = decode(values)
+            out.append(row)
+        return out
 
 
 __all__ = ["Row", "TableStore", "ValidationError"]

@@ -68,6 +68,8 @@ class Context:
     audit: list[dict[str, Any]]
     said: str
     _seeds: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    explain: bool = True
+    """False when only whether each check holds is wanted: the verdicts' words are then left empty (cheaper)."""
 
     def rows(self, service: str, table: str) -> Sequence[Row] | None:
         tables = self.state.get(service)
@@ -127,6 +129,8 @@ def _record_exists(c: RecordExists, ctx: Context) -> Verdict:
     rows = ctx.rows(c.service, c.table)
     if rows is None:
         return _missing_table(c)
+    if not ctx.explain:
+        return Verdict(any(filter_matches(r, c.where) for r in rows), "", "")
     hits = [r for r in rows if filter_matches(r, c.where)]
     expected = f"a {c.service}.{c.table} record with {describe_filter(c.where)}"
     return Verdict(bool(hits), expected, f"matching: {_ids(hits)}" if hits else _closest(rows, c.where))
@@ -136,6 +140,8 @@ def _record_absent(c: RecordAbsent, ctx: Context) -> Verdict:
     rows = ctx.rows(c.service, c.table)
     if rows is None:
         return _missing_table(c)
+    if not ctx.explain:
+        return Verdict(not any(filter_matches(r, c.where) for r in rows), "", "")
     hits = [r for r in rows if filter_matches(r, c.where)]
     expected = f"no {c.service}.{c.table} record with {describe_filter(c.where)}"
     return Verdict(not hits, expected, f"matching: {_ids(hits)}" if hits else "no matching record")
@@ -145,8 +151,10 @@ def _record_fields(c: RecordFields, ctx: Context) -> Verdict:
     rows = ctx.rows(c.service, c.table)
     if rows is None:
         return _missing_table(c)
-    expected = f"{c.service}.{c.table} {c.id} with {describe_filter(c.fields)}"
     record = next((r for r in rows if r.get("id") == c.id), None)
+    if not ctx.explain:
+        return Verdict(record is not None and filter_matches(record, c.fields), "", "")
+    expected = f"{c.service}.{c.table} {c.id} with {describe_filter(c.fields)}"
     if record is None:
         return Verdict(False, expected, f"no record {c.id}")
     bad = failing_paths(record, c.fields)
@@ -159,6 +167,8 @@ def _record_count(c: RecordCount, ctx: Context) -> Verdict:
     if rows is None:
         return _missing_table(c)
     hits = [r for r in rows if filter_matches(r, c.where)]
+    if not ctx.explain:
+        return Verdict(matches(len(hits), True, c.count), "", "")
     expected = f"count of {c.service}.{c.table} records with {describe_filter(c.where)} {describe(c.count)}"
     return Verdict(matches(len(hits), True, c.count), expected, f"{len(hits)} ({_ids(hits)})" if hits else "0")
 
@@ -234,12 +244,16 @@ def _show_hits(hits: list[int], audit: Sequence[Mapping[str, Any]]) -> str:
 
 def _tool_called(c: ToolCalled, ctx: Context) -> Verdict:
     hits = call_hits(c, ctx.audit)
+    if not ctx.explain:
+        return Verdict(bool(hits), "", "")
     found = f"{len(hits)} matching call(s): {_show_hits(hits, ctx.audit)}" if hits else _calls_seen(c, ctx.audit)
     return Verdict(bool(hits), describe_call(c), found)
 
 
 def _tool_not_called(c: ToolNotCalled, ctx: Context) -> Verdict:
     hits = call_hits(c, ctx.audit)
+    if not ctx.explain:
+        return Verdict(not hits, "", "")
     found = f"{len(hits)} matching call(s): {_show_hits(hits, ctx.audit)}" if hits else "no matching call"
     return Verdict(not hits, "no " + describe_call(c).removeprefix("a "), found)
 

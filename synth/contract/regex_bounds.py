@@ -28,7 +28,7 @@ few milliseconds for a natural one and, on a reply built to be slow, a few tenth
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -268,14 +268,29 @@ def _overlap(a: tuple[tuple[Any, Any], ...], b: tuple[tuple[Any, Any], ...]) -> 
     """Can some character be consumed by both sets? Case is ignored (a conservative answer)."""
     if not a or not b:
         return False
-    probes = set(_SAMPLE) | _codes(a) | _codes(b)
-    for code in probes:
+    in_a, in_b = _holds(a), _holds(b)
+    for code in set(_SAMPLE) | _codes(a) | _codes(b):
         if not 0 <= code <= 0x10FFFF:
             continue
-        forms = {f for f in (chr(code), chr(code).lower(), chr(code).upper()) if len(f) == 1}
-        if any(_has(a, f) for f in forms) and any(_has(b, f) for f in forms):
+        forms = _forms(code)
+        if in_a(forms) and in_b(forms):
             return True
     return False
+
+
+@lru_cache(maxsize=4096)
+def _forms(code: int) -> frozenset[str]:
+    ch = chr(code)
+    return frozenset(f for f in (ch, ch.lower(), ch.upper()) if len(f) == 1)
+
+
+def _holds(atoms: tuple[tuple[Any, Any], ...]) -> Callable[[frozenset[str]], bool]:
+    """Whether the set consumes one of these forms of a character; a run of plain literals (most of a
+    pattern's text) is a set lookup instead of a walk over every atom."""
+    if all(op is _sre.LITERAL for op, _ in atoms):
+        chars = frozenset(chr(av) for _, av in atoms)
+        return lambda forms: not chars.isdisjoint(forms)
+    return lambda forms: any(_has(atoms, f) for f in forms)
 
 
 def _codes(atoms: tuple[tuple[Any, Any], ...]) -> set[int]:

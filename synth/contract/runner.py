@@ -173,10 +173,12 @@ async def play_steps(
     *,
     user: UserScript | None = None,
     user_door: Door | None = None,
+    results: dict[str, Any] | None = None,
 ) -> tuple[list[StepOutcome], list[str]]:
     """Run steps in order; a step whose $ref cannot resolve is skipped (its outcome says why). With ``user``
-    (and ``user_door``, acting as ``user``), the user's turns' edits are made when their triggers fire."""
-    results: dict[str, Any] = {}
+    (and ``user_door``, acting as ``user``), the user's turns' edits are made when their triggers fire.
+    ``results``: the results of earlier steps by id (for steps that continue a run; updated in place)."""
+    results = {} if results is None else results
     outcomes: list[StepOutcome] = []
     messages: list[str] = []
     for offset, step in enumerate(steps):
@@ -207,7 +209,8 @@ def initial_dump(task: Task) -> dict[str, dict[str, list[Row]]]:
     cached = task._cache.get("initial_dump")
     if cached is None:
         fresh_environment(task).close()
-        cached = task._cache["pristine_env"].dump()
+        # rows shared with the trials' dumps where unchanged, so a diff skips them by identity
+        cached = task._cache["pristine_env"].dump_over({})
         task._cache["initial_dump"] = cached
     return cached
 
@@ -240,8 +243,70 @@ def play_now(task: Task, steps: Sequence[Step]) -> Trial:
         env.close()
 
 
+@dataclass
+class _AfterReference:
+    """What the task's reference solution left (direct door, no user turns): the steps played (copies), its
+    environment (never written again; forked), the outcomes and messages of its steps, its results by step id."""
+
+    steps: list[Step]
+    env: Environment
+    outcomes: list[StepOutcome]
+    messages: list[str]
+    results: dict[str, Any]
+
+
+def _starts_with(steps: Sequence[Step], prefix: Sequence[Step]) -> bool:
+    return len(steps) >= len(prefix) and all(a == b for a, b in zip(steps, prefix, strict=False))
+
+
+def after_reference_env(task: Task) -> Environment | None:
+    """A fork of the environment the reference solution left, when a run of it through the direct door (of a
+    task without user turns) is at hand; None otherwise."""
+    after = task._cache.get("after_reference")
+    return after.env.fork() if isinstance(after, _AfterReference) else None
+
+
+async def _run_direct(task: Task, steps: Sequence[Step]) -> Trial:
+    """A run through the direct door of a task without user turns. Its calls' effects depend only on the state
+    and the calls, so a run that starts with the whole reference solution continues from what the reference
+    left (a fork of it) instead of playing the reference again; the reference's own run keeps its environment
+    for that."""
+    after = task._cache.get("after_reference")
+    if isinstance(after, _AfterReference) and _starts_with(steps, after.steps):
+        n = len(after.steps)
+        env = after.env.fork()
+        try:
+            results = dict(after.results)
+            outcomes, messages = await play_steps(DirectDoor(env), steps[n:], n, results=results)
+            return Trial(
+                env.dump_over(initial_dump(task)),
+                env.audit(),
+                [*after.messages, *messages],
+                [*after.outcomes, *outcomes],
+            )
+        finally:
+            env.close()
+    env = fresh_environment(task)
+    ref = task.reference_solution
+    keep = after is None and len(steps) == len(ref) and _starts_with(steps, ref)
+    try:
+        results = {}
+        outcomes, messages = await play_steps(DirectDoor(env), steps, results=results)
+        trial = Trial(env.dump_over(initial_dump(task)), env.audit(), messages, outcomes)
+        if keep:
+            played = [s.model_copy(deep=True) for s in steps]
+            task._cache["after_reference"] = _AfterReference(played, env, list(outcomes), list(messages), results)
+        return trial
+    finally:
+        if not keep:
+            env.close()
+
+
 async def run_steps(task: Task, steps: Sequence[Step], *, via_mcp: bool = False, timeout: float = 60) -> Trial:
     """Play steps in a fresh environment of the task and collect the trial."""
+    if not via_mcp and user_script(task) is None:
+        with anyio.fail_after(timeout):
+            return await _run_direct(task, steps)
     env = fresh_environment(task)
     try:
         with anyio.fail_after(timeout):

@@ -125,3 +125,44 @@ async def test_a_tool_call_the_model_writes_comes_back_as_a_tool_call(tiny: Path
     assert turn.stop_reason == "tool_use"
     rendered = tokenizer.decode(model.prompts[0][0])
     assert "<tool_response>" in rendered and "tickets__search_tickets" in rendered
+
+
+# ---------------------------------------------------------------------------------------------- options
+def test_the_spec_takes_options_after_the_path() -> None:
+    from coworkenv.harness.agents.registry import AgentSpecError, make_agent
+
+    agent = make_agent("hf:/models/student?template=compact&max_new_tokens=96&temperature=0.5")
+    assert isinstance(agent, HFAgent)
+    assert (agent.path, agent.template, agent.max_new_tokens, agent.temperature) == (
+        "/models/student",
+        "compact",
+        96,
+        0.5,
+    )
+    assert make_agent("hf:/models/student").template == "full"  # type: ignore[union-attr]
+    for bad in ("hf:/m?template=tiny", "hf:/m?colour=red", "hf:/m?max_new_tokens=lots"):
+        with pytest.raises(AgentSpecError):
+            make_agent(bad)
+
+
+def test_the_compact_template_lists_each_tool_on_one_line_in_the_system_message() -> None:
+    from coworkenv.harness.agents.hf_agent import prompt_messages, tool_schemas
+
+    chat = [{"role": "system", "content": "You are a coworker."}, {"role": "user", "content": "hi"}]
+    messages, tools = prompt_messages(chat, tool_schemas(ticket_tools()), "compact")
+    assert tools is None and messages[1:] == chat[1:]
+    system = messages[0]["content"]
+    assert system.startswith("You are a coworker.\n\n# Tools\n")
+    assert len(system.splitlines()) == 6 + len(ticket_tools())
+    assert prompt_messages(chat, tool_schemas(ticket_tools()), "full") == (chat, tool_schemas(ticket_tools()))
+
+
+def test_without_a_template_option_the_agent_uses_the_one_its_model_folder_was_trained_on(tmp_path: Path) -> None:
+    from coworkenv.harness.agents.hf_agent import compact_tool_list, template_of, tool_schemas
+
+    (tmp_path / "coworkenv_sft.json").write_text('{"template": "compact"}')
+    assert HFAgent(str(tmp_path)).template == "compact"
+    assert HFAgent(str(tmp_path), template="full").template == "full"
+    assert HFAgent(str(tmp_path / "elsewhere")).template == "full"
+    compact = [{"role": "system", "content": "Hi.\n\n" + compact_tool_list(tool_schemas(ticket_tools()))}]
+    assert template_of(compact) == "compact" and template_of([{"role": "system", "content": "Hi."}]) == "full"

@@ -69,6 +69,7 @@ def test_export_drops_by_rule_and_reports_each_count(tmp_path: Path) -> None:
         "too_short": 1,
         "too_many_tool_calls": 1,
         "over_budget": 1,
+        "ends_on_tool": 0,
     }
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["task_id"] for r in rows] == ["good-1", "good-2"] and report.written == 2

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
+import io
+from pathlib import Path
 
-from coworkenv.harness.metrics import format_summary, pass_at_k, pass_hat_k, summarize
+import pytest
+from click.testing import CliRunner
+
+from coworkenv.harness.cli import summary_cmd
+from coworkenv.harness.metrics import format_summary, pass_at_k, pass_hat_k, print_summary, summarize
+from coworkenv.harness.trajectory import TrajectoryWriter
 from tests.harness.conftest import record
 
 
@@ -67,3 +73,33 @@ def test_robustness_is_reported_only_when_errors_were_injected() -> None:
     rb = summarize([retried, failed])["robustness"]
     assert rb == {"faults_injected": 6, "trials": 2, "scored_share": 50.0, "mean_attempts": 3.5, "retried_trials": 2}
     assert "robustness" in format_summary(summarize([retried, failed]))
+
+
+LONG = "escalation of a stale enterprise ticket to the account managers, with a distractor"
+
+
+def test_the_summary_names_every_group_in_full() -> None:
+    text = format_summary(summarize([record("a", 0, scenario=LONG), record("b", 0, 0.5, scenario="refunds")]))
+    assert LONG in text and "  refunds" in text
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_summary_is_plain_text_off_a_terminal_and_a_styled_table_on_one() -> None:
+    summary = summarize([record("a", 0, scenario=LONG)])
+    plain, styled = io.StringIO(), Terminal()
+    print_summary(summary, plain)
+    print_summary(summary, styled)
+    assert "\x1b[" not in plain.getvalue() and LONG in plain.getvalue()
+    assert "\x1b[" in styled.getvalue()
+
+
+def test_the_summary_command_prints_full_scenario_names(tmp_path: Path) -> None:
+    with TrajectoryWriter(tmp_path) as writer:
+        writer.write(record("a", 0, scenario=LONG))
+    result = CliRunner().invoke(summary_cmd, [str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert LONG in result.output and "\x1b[" not in result.output

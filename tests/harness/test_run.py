@@ -169,6 +169,7 @@ def test_the_offline_pipeline_runs_from_the_command_line(tmp_path: Path) -> None
     again = runner.invoke(cli(), ["run", "--tasks", "examples", "--agent", "replay", "--trials", "2",
                                   "--out", str(run_dir), "--no-progress"])  # fmt: skip
     assert again.exit_code == 0 and f"{2 * len(TASKS)} already done" in again.output
+    assert json.loads((run_dir / "run.json").read_text())["task_sources"] == [str(examples_dir().resolve())]
     summary = runner.invoke(cli(), ["summary", str(run_dir), "--json"])
     assert summary.exit_code == 0, summary.output
     figures = json.loads(summary.output)["overall"]
@@ -176,7 +177,7 @@ def test_the_offline_pipeline_runs_from_the_command_line(tmp_path: Path) -> None
     assert runner.invoke(cli(), ["summary", str(run_dir)]).exit_code == 0
     curate = runner.invoke(cli(), ["curate", str(run_dir), "--out", str(curated)])
     assert curate.exit_code == 0, curate.output
-    export = runner.invoke(cli(), ["export", str(curated), "--out", str(out)])
+    export = runner.invoke(cli(), ["export", str(curated), "--out", str(out), "--tasks", str(examples_dir())])
     assert export.exit_code == 0, export.output
     assert len(out.read_text().splitlines()) == len(read_trajectories(curated))
 

@@ -3,18 +3,23 @@ execution); their distractors are really in the seed; the level changes distract
 
 from __future__ import annotations
 
+import ast
+import pkgutil
+import re
 import statistics
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from coworkenv.synth.contract.task import Task, ToolStep
+from coworkenv.synth.contract.checks import RecordExists, SaidContains
+from coworkenv.synth.contract.task import CompletionCheck, ForbiddenAction, SayStep, Task, ToolStep, UserSpec
 from coworkenv.synth.contract.validation.static import validate_static
 from coworkenv.synth.contract.validation.validate import validate_task
 from coworkenv.synth.generate.families import FAMILIES, Family
-from coworkenv.synth.generate.families.base import SAFETY
+from coworkenv.synth.generate.families.base import SAFETY, FamilyError, TaskBuilder
 
 LEVELS = ("easy", "medium", "hard")
 CELLS = [(f, s, d) for f in FAMILIES for s in FAMILIES[f].service_options for d in LEVELS]
@@ -62,6 +67,34 @@ def test_every_family_makes_tasks_that_pass_validation_by_execution(
             assert report.execution is not None and report.execution.reference is not None
             assert report.execution.reference.score == 1.0 and report.execution.noop is not None
             assert report.execution.noop.completion == 0.0
+            assert task.alternative_solutions, f"{name} {level}: no alternative solution"
+            assert report.execution.alternatives and all(a == 1.0 for a in report.execution.alternatives)
+
+    anyio.run(main)
+
+
+def _path(steps: list[Any]) -> list[tuple[str, str, str]]:
+    return [(s.service, s.tool, str(sorted(s.arguments.items()))) for s in steps if isinstance(s, ToolStep)]
+
+
+@pytest.mark.parametrize(("name", "services", "level"), CELLS, ids=[f"{f}-{'+'.join(s)}-{d}" for f, s, d in CELLS])
+def test_every_family_offers_a_genuinely_different_correct_solution(
+    name: str, services: tuple[str, ...], level: str
+) -> None:
+    """Each alternative takes another path (other tools, another order or lookup) and still scores 1.0."""
+
+    async def main() -> None:
+        task = make(name, services, level, 424242)
+        assert task.alternative_solutions, f"{name} {level}: no alternative solution"
+        reference = _path(task.reference_solution)
+        for alternative in task.alternative_solutions:
+            assert _path(alternative) != reference
+        report = await validate_task(task)
+        assert report.execution is not None, "\n".join(d.line() for d in report.errors)
+        scores = report.execution.alternatives
+        assert len(scores) == len(task.alternative_solutions) and all(a == 1.0 for a in scores), "\n".join(
+            d.line() for d in report.errors
+        )
 
     anyio.run(main)
 
@@ -155,3 +188,75 @@ def test_record_times_are_relative_to_the_tasks_own_now() -> None:
 def test_a_family_refuses_a_service_set_it_does_not_build() -> None:
     with pytest.raises(ValueError, match="builds tasks for the service sets tickets"):
         FAMILIES["tickets-stale-escalation"].make(("crm",), "easy", 1)
+
+
+def builder() -> TaskBuilder:
+    return TaskBuilder(FAMILIES["crm-close-deal"], ("crm",), "easy", 1)
+
+
+def test_the_builder_makes_typed_checks_forbidden_actions_and_steps_at_the_call() -> None:
+    b = builder()
+    where = {"stage": "closed_won"}
+    check = b.check(
+        "won", 0.5, "Won.", {"kind": "record_exists", "service": "crm", "table": "opportunities", "where": where}
+    )
+    assert isinstance(check, CompletionCheck) and isinstance(check.check, RecordExists)
+    typed = b.check("said", 0.5, "Said it.", SaidContains(text="won"))
+    assert isinstance(typed.check, SaidContains)
+    forbidden = b.forbid_call("deleted", "Deleting.", "crm", "delete_contact", {}, {"contact_id": "con_1"})
+    assert isinstance(forbidden, ForbiddenAction) and isinstance(forbidden.example, ToolStep)
+    assert isinstance(b.call("crm", "search_accounts", "find", query="Acme"), ToolStep)
+    assert isinstance(b.say("Done."), SayStep)
+    b.user = {"persona": "a busy manager", "turns": [{"message": "Also X.", "when": {"after_turn": 1}}]}
+    assert isinstance(b.user, UserSpec)
+    task = b.finish("Close the deal.")
+    assert [c.weight for c in task.completion_checks] == [0.5, 0.5]
+    assert b.checks[0].weight == 0.5  # finish rescales copies, not the builder's own checks
+
+
+@pytest.mark.parametrize(
+    ("write", "words"),
+    [
+        (lambda b: b.check("c1", 0.5, "x", {"kind": "record_exist", "service": "crm", "table": "t"}), "'c1'"),
+        (lambda b: b.check("c2", 0.5, "x", {"kind": "record_fields", "service": "crm", "table": "t"}), "check.record_fields.id"),
+        (lambda b: b.check("c3", 1.5, "x", {"kind": "said_contains", "text": "a"}), "weight"),
+        (lambda b: b.check("bad id", 0.5, "x", {"kind": "said_contains", "text": "a"}), "id: String should match"),
+        (lambda b: b.forbid("f1", "x", {"kind": "tool_not_called", "service": "crm", "tool": "t"}, {"say": "hi"}), "'f1'"),
+        (lambda b: b.forbid_call("f3", "x", "crm", "t", {}, []), "'f3'"),
+        (lambda b: b.call("crm", "search_accounts", "bad step", query="a"), "'bad step'"),
+        (lambda b: b.say(""), "say"),
+        (lambda b: setattr(b, "user", {"persona": "p", "turns": [{"message": "m", "when": "sometime"}]}), "the user"),
+    ],
+)  # fmt: skip
+def test_a_malformed_part_fails_where_it_is_written_with_a_clear_message(write: Any, words: str) -> None:
+    b = builder()
+    with pytest.raises(FamilyError, match=r"family crm-close-deal: .* is malformed: ") as caught:
+        write(b)
+    assert words in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_task_without_checks_fails_with_a_clear_message() -> None:
+    with pytest.raises(FamilyError, match="at least one completion check"):
+        builder().finish("Do nothing.")
+
+
+def test_no_function_of_the_generators_runs_over_60_lines() -> None:
+    import coworkenv.synth.generate as generate
+
+    long = []
+    for root in generate.__path__:
+        for path in sorted(Path(root).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                    if lines > 60:
+                        long.append(f"{path.name}:{node.lineno} {node.name} ({lines} lines)")
+    assert not long, "split these into steps: " + ", ".join(long)
+
+
+def test_family_modules_are_named_by_what_they_hold() -> None:
+    import coworkenv.synth.generate.families as families
+
+    names = [info.name for info in pkgutil.iter_modules(families.__path__)]
+    assert not [n for n in names if re.search(r"\d", n)], "a family module named by its number, not its content"

@@ -21,8 +21,8 @@ from coworkenv.synth.contract.validation.static import validate_static
 from coworkenv.synth.contract.validation.validate import validate_task
 from coworkenv.synth.generate.families.base import Family
 from coworkenv.synth.generate.families.changed_requirements import ChangedRequirements
+from coworkenv.synth.generate.families.docs_revision import DocsReviseAfterFeedback
 from coworkenv.synth.generate.families.meeting_notes import MeetingNotesFollowup
-from coworkenv.synth.generate.families.multiturn import DocsReviseAfterFeedback
 from tests.harness.conftest import multi_turn_dict
 
 DIFFICULTIES = ("easy", "medium", "hard")

@@ -120,13 +120,28 @@ def test_one_rl_step_end_to_end_on_cpu_with_the_tiny_model_trains_the_lora_weigh
     assert logged[0]["rejected"] == 0 and logged[0]["dropped"] == 0
 
 
-def test_the_rl_command_samples_the_tiny_model_in_an_environment(tiny_model: Path, tmp_path: Path) -> None:
+def test_the_rl_command_with_the_native_engine_samples_the_tiny_model_in_an_environment(
+    tiny_model: Path, tmp_path: Path
+) -> None:
     from click.testing import CliRunner
 
     from coworkenv.train.commands import train_group
 
-    args = ["rl", "--tasks", str(TASK_FILE), "--model", str(tiny_model), "--out", str(tmp_path / "rl")]
-    args += ["--group-size", "2", "--tasks-per-step", "1", "--steps", "1", "--max-new-tokens", "8", "--max-turns", "2"]
+    args = ["rl", "--engine", "native", "--tasks", str(TASK_FILE), "--model", str(tiny_model)]
+    args += [
+        "--out",
+        str(tmp_path / "rl"),
+        "--group-size",
+        "2",
+        "--tasks-per-step",
+        "1",
+        "--steps",
+        "1",
+        "--max-new-tokens",
+        "8",
+        "--max-turns",
+        "2",
+    ]
     result = CliRunner().invoke(train_group, [*args, "--lora-rank", "4", "--lr", "1e-3"])
     assert result.exit_code == 0, result.output
     assert "step 0: reward" in result.output and (tmp_path / "rl" / "adapter_config.json").is_file()

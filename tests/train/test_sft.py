@@ -70,14 +70,18 @@ def test_trained_positions_of_a_harness_exported_episode_are_only_its_tool_calls
     from coworkenv.train.sft import build_trainer
 
     task = load_task(Path(__file__).parents[2] / "synth" / "examples" / "tickets-triage-new-urgent.json")
+    from coworkenv.harness.messages import Message
+
     trajectory = anyio.run(run_episode, task, ReplayAgent())
+    # the reference ends on a tool result, which export drops (ends_on_tool): give it a closing reply
+    trajectory.messages.append(Message(role="assistant", content="Both tickets are assigned to Kim."))
     records, _ = export_records([trajectory], ExportParams())
     data = tmp_path / "export.jsonl"
     data.write_text(json.dumps(records[0]) + "\n")
     trainer = build_trainer(_options(data, tiny_model, tmp_path / "out", max_length=16384))
     row = trainer.train_dataset[0]
     spans = [trainer.processing_class.decode(s) for s in _trained_spans(row["input_ids"], row["labels"])]
-    assert spans == assistant_spans(records[0]) and len(spans) == len(task.reference_solution)
+    assert spans == assistant_spans(records[0]) and len(spans) == len(task.reference_solution) + 1
     trained = "".join(spans)
     for message in records[0]["messages"]:
         if message["role"] != "assistant":

@@ -104,7 +104,7 @@ async def adversary_results(
             continue  # found among other extra calls, it does not happen alone: not a variant of this task
         calls = [o for o in trial.outcomes if o.actor == "agent" and isinstance(o.step, ToolStep)]
         failed = sum(1 for o in calls if not o.ok)
-        out.append(_result(adversary, grade_trial(task, trial), reference.score, len(calls), failed))
+        out.append(_result(adversary, grade_trial(task, trial, explain=False), reference.score, len(calls), failed))
     return out
 
 

@@ -21,7 +21,14 @@ from typing import Any
 
 from coworkenv.servers.kit import Environment, SensitiveContext, ServiceState, ToolSpec
 from coworkenv.servers.registry import SERVICES
-from coworkenv.synth.contract.runner import DirectDoor, fresh_environment, play_steps, user_script
+from coworkenv.synth.contract.runner import (
+    DirectDoor,
+    after_reference_env,
+    fresh_environment,
+    initial_dump,
+    play_steps,
+    user_script,
+)
 from coworkenv.synth.contract.task import Task, ToolStep, is_ref
 from coworkenv.synth.contract.validation.adversaries import Adversary
 from coworkenv.synth.contract.validation.adversary_args import (
@@ -149,16 +156,13 @@ def hit_keys(task: Task, initial: State, final: State) -> set[tuple[str, str]]:
 
 def initial_state(task: Task) -> State:
     """The state of a fresh environment of the task (cached on the task)."""
-    cached = task._cache.get("adversary_initial_state")
-    if cached is None:
-        env = fresh_environment(task)
-        cached = env.dump()
-        env.close()
-        task._cache["adversary_initial_state"] = cached
-    return cached
+    return initial_dump(task)
 
 
 async def _after_reference(task: Task) -> Environment:
+    env = after_reference_env(task)  # what validation's own run of the reference left, when at hand
+    if env is not None:
+        return env
     env = fresh_environment(task)
     await play_steps(
         DirectDoor(env), task.reference_solution, user=user_script(task), user_door=DirectDoor(env, actor="user")
@@ -191,7 +195,7 @@ async def _play_layer(
                 continue
             for rid in {*([cand.target] if cand.target else []), *_ids(result.data)}:
                 owner.setdefault(rid, []).insert(0, step)
-        return owner, fork.dump()
+        return owner, fork.dump_over({})  # rows shared with earlier dumps: read only
     finally:
         fork.close()
 

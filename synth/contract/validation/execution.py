@@ -124,7 +124,7 @@ async def _noop(task: Task, via_mcp: bool) -> tuple[Grade, list[Diagnostic]]:
     g = grade_trial(task, trial)
     by_user: set[str] = set()
     if any(o.actor == "user" and o.ok for o in trial.outcomes) and any(c.passed for c in g.checks):
-        seed = grade_trial(task, await run_steps(task, [], via_mcp=via_mcp))
+        seed = grade_trial(task, await run_steps(task, [], via_mcp=via_mcp), explain=False)
         by_user = {c.id for c in g.checks if c.passed} - {c.id for c in seed.checks if c.passed}
     return g, _noop_diagnostics(g, by_user)
 
@@ -177,9 +177,9 @@ async def _forbidden_diagnostics(task: Task, via_mcp: bool) -> list[Diagnostic]:
         if f.example is None:
             continue
         trial = await run_steps(task, [*task.reference_solution, f.example], via_mcp=via_mcp)
-        g = grade_trial(task, trial)
-        mine = next(r for r in g.forbidden if r.id == f.id)
-        if not mine.triggered:
+        mine = next(r for r in grade_trial(task, trial, explain=False).forbidden if r.id == f.id)
+        if not mine.triggered:  # graded again, with the words the diagnostic shows
+            mine = next(r for r in grade_trial(task, trial).forbidden if r.id == f.id)
             last = trial.outcomes[-1]
             ran = f"the example call {'succeeded' if last.ok else 'failed: ' + last.text}"
             out.append(
@@ -219,13 +219,35 @@ def _replace(value: Any, path: tuple[str | int, ...], new: Any) -> Any:
     return {k: _replace(v, rest, new) if k == head else v for k, v in value.items()}
 
 
-def _distractor(task: Task, value: Any, used: set[str]) -> Any:
+_FieldIndex = dict[int, dict[Any, set[str]]]
+
+
+def _fields_holding(rows: list[Any], value: Any, index: _FieldIndex) -> set[str]:
+    """The fields of ``rows`` where some record holds ``value`` (equal to it, or in a list), by an index of the
+    rows' hashable values built once per list of rows (``value`` is a text or a number, never a bool)."""
+    if value != value:  # NaN: only a scan says what equality says
+        return {k for r in rows for k, v in r.items() if v == value or (isinstance(v, list) and value in v)}
+    by_value = index.get(id(rows))
+    if by_value is None:
+        by_value = index[id(rows)] = {}
+        for r in rows:
+            for k, v in r.items():
+                for x in v if isinstance(v, list) else (v,):
+                    try:
+                        by_value.setdefault(x, set()).add(k)
+                    except TypeError:  # a dict or list: never equal to a text or a number
+                        continue
+    return by_value.get(value, set())
+
+
+def _distractor(task: Task, value: Any, used: set[str], index: _FieldIndex | None = None) -> Any:
     """Another record's value of the field where the seed holds ``value`` (preferring listed distractors)."""
     preferred = {str(x) for x in task.metadata.get("distractors", [])}
     candidates: list[tuple[bool, Any]] = []
+    index = {} if index is None else index
     for tables in task.initial_records.values():
         for rows in tables.values():
-            fields = {k for r in rows for k, v in r.items() if v == value or (isinstance(v, list) and value in v)}
+            fields = _fields_holding(rows, value, index)
             for name in sorted(fields):
                 for r in rows:
                     other = r.get(name)
@@ -268,11 +290,12 @@ def mutations(task: Task) -> list[tuple[str, str, list[Step], bool]]:
             )
         )
     swaps = []
+    index: _FieldIndex = {}  # the seed's values, indexed once for every argument's distractor
     for i, step in enumerate(steps):
         if not isinstance(step, ToolStep):
             continue
         for path, value in _leaves(step.arguments):
-            other = _distractor(task, value, used)
+            other = _distractor(task, value, used, index)
             if other is None:
                 continue
             changed = step.model_copy(update={"arguments": _replace(step.arguments, path, other)})
@@ -285,15 +308,31 @@ def mutations(task: Task) -> list[tuple[str, str, list[Step], bool]]:
     return out + [s[1] for s in swaps]
 
 
-async def _mutation_results(task: Task, reference_score: float, via_mcp: bool, limit: int) -> list[MutationResult]:
+def _same_calls(steps: Sequence[Step], reference: Sequence[Step]) -> bool:
+    calls = [s for s in steps if isinstance(s, ToolStep)]
+    return calls == [s for s in reference if isinstance(s, ToolStep)]
+
+
+async def _mutation_results(
+    task: Task, reference_score: float, via_mcp: bool, limit: int, reference: Trial | None = None
+) -> list[MutationResult]:
     """Every dropped step is played (each unnoticed one is its own warning); argument swaps only serve to show
-    that some mutation loses score, so they stop at the first that does (and are skipped when a drop did)."""
+    that some mutation loses score, so they stop at the first that does (and are skipped when a drop did).
+
+    For a task without user turns, a mutation that makes the reference's calls (a message dropped) is graded on
+    the reference's run (``reference``) with its own words: what is said changes nothing in the workspace."""
     results: list[MutationResult] = []
+    reuse = reference is not None and (task.user is None or not task.user.turns)
     for desc, where, steps, mutating in mutations(task)[:limit]:
         swap = not desc.startswith("drop step")
         if swap and any(r.lost_score for r in results):
             break
-        g = grade_trial(task, await run_steps(task, steps, via_mcp=via_mcp))
+        if reuse and reference is not None and _same_calls(steps, task.reference_solution):
+            said = [s.say for s in steps if isinstance(s, SayStep)]
+            trial = Trial(reference.state, reference.audit, said)
+        else:
+            trial = await run_steps(task, steps, via_mcp=via_mcp)
+        g = grade_trial(task, trial, explain=False)
         lost = g.score < reference_score - SCORE_EPSILON
         results.append(
             MutationResult(description=desc, path=where, score=g.score, lost_score=lost, mutating_step=mutating)
@@ -372,7 +411,7 @@ async def validate_exec(
     diagnostics += await _forbidden_diagnostics(task, via_mcp)
     results: list[MutationResult] = []
     if ref_grade.score > 0:
-        results = await _mutation_results(task, ref_grade.score, via_mcp, max_mutations)
+        results = await _mutation_results(task, ref_grade.score, via_mcp, max_mutations, reference)
         diagnostics += _mutation_diagnostics(results)
     played: list[AdversaryResult] = []
     if adversaries and ref_grade.score > 0:

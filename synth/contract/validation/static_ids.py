@@ -69,15 +69,20 @@ class SeedIndex:
         return any(value in self.ids.get(service, {}).get(t, set()) for t in tables)
 
 
-def _leaves(value: Any) -> Iterator[Any]:
-    if isinstance(value, Mapping):
-        for v in value.values():
-            yield from _leaves(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _leaves(v)
-    else:
-        yield value
+def _leaves(value: Any) -> list[Any]:
+    """Every value inside mappings and lists, in document order (walked without recursion: seeds are big)."""
+    out: list[Any] = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is dict or (t is not list and isinstance(v, Mapping)):
+            stack.extend(reversed(list(v.values())))
+        elif t is list or isinstance(v, list):
+            stack.extend(reversed(v))
+        else:
+            out.append(v)
+    return out
 
 
 def check_identifiers(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:

@@ -12,13 +12,29 @@ from __future__ import annotations
 import random
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from coworkenv.servers.kit import format_time
-from coworkenv.synth.contract.task import Difficulty, Task
+from coworkenv.synth.contract.checks import AnyCheck
+from coworkenv.synth.contract.task import (
+    AllowedChange,
+    CompletionCheck,
+    Difficulty,
+    ForbiddenAction,
+    SayStep,
+    Step,
+    Task,
+    ToolStep,
+    UserSpec,
+)
 from coworkenv.synth.generate.families.names import NamePool, slug
+from coworkenv.synth.generate.families.vocabulary import Phrasebook
 
 CROSS = "cross-service lookup"
 WINDOW = "time-window filtering"
@@ -31,6 +47,11 @@ COMMS = "communication"
 CAPABILITIES = (CROSS, WINDOW, DISTRACTORS, SAFETY, MULTISTEP, CLARIFY, REPORT, COMMS)
 
 Json = dict[str, Any]
+_M = TypeVar("_M", bound=BaseModel)
+
+
+class FamilyError(ValueError):
+    """A family wrote a malformed check, forbidden action, reference step or task; says which, and why."""
 
 
 @dataclass(frozen=True)
@@ -70,13 +91,17 @@ class TaskBuilder:
         start += timedelta(days=(7 - start.weekday()) % 7 if start.weekday() >= 5 else 0)
         self.now = start.replace(hour=self.rng.randrange(8, 11), minute=self.rng.choice((0, 15, 30, 45)))
         self.names = NamePool(self.rng)
+        self.book = Phrasebook(self.rng)
+        """Background texts, none twice in the task."""
         self.records: dict[str, dict[str, list[Json]]] = {s: {} for s in services}
-        self.checks: list[Json] = []
-        self.forbidden: list[Json] = []
-        self.steps: list[Json] = []
+        self.checks: list[CompletionCheck] = []
+        self.forbidden: list[ForbiddenAction] = []
+        self.steps: list[Step] = []
+        self.alternatives: list[list[Step]] = []
+        self.allowed: list[AllowedChange] = []
         self.distractors: list[str] = []
         self.may_name: list[str] = []
-        self.user: Json | None = None
+        self._user: UserSpec | None = None
         self._ids: set[str] = set()
         self._next: dict[str, int] = {}
 
@@ -155,41 +180,106 @@ class TaskBuilder:
         self.distractors += [i for i in ids if i not in self.distractors]
 
     # ------------------------------------------------------------------------------------------ checks and steps
-    def check(self, cid: str, weight: float, description: str, check: Json, requires: tuple[str, ...] = ()) -> None:
+    def _typed(self, model: type[_M], what: str, doc: Json | BaseModel) -> _M:
+        """``doc`` as a ``model``, or a :class:`FamilyError` naming the family, the part and the fields at fault."""
+        try:
+            return model.model_validate(doc)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or '(the whole thing)'}: {e['msg']}" for e in exc.errors()
+            )
+            raise FamilyError(f"family {self.family.name}: {what} is malformed: {problems}") from None
+
+    def check(
+        self, cid: str, weight: float, description: str, check: Json | AnyCheck, requires: tuple[str, ...] = ()
+    ) -> CompletionCheck:
+        """Add a completion check. ``weight`` is its share (0 < weight ≤ 1); :meth:`finish` rescales the shares
+        to sum to exactly 1. A malformed check raises :class:`FamilyError` here, where it is written."""
         entry: Json = {"id": cid, "weight": weight, "description": description, "check": check}
         if requires:
             entry["requires"] = list(requires)
-        self.checks.append(entry)
+        typed = self._typed(CompletionCheck, f"completion check {cid!r}", entry)
+        self.checks.append(typed)
+        return typed
 
-    def forbid(self, fid: str, description: str, match: Json, example: Json) -> None:
-        self.forbidden.append({"id": fid, "description": description, "match": match, "example": example})
+    def forbid(self, fid: str, description: str, match: Json | AnyCheck, example: Json | Step) -> ForbiddenAction:
+        """Add a forbidden action: ``match`` passing means it happened; ``example`` is a call (or a message)
+        that commits it."""
+        entry: Json = {"id": fid, "description": description, "match": match, "example": example}
+        typed = self._typed(ForbiddenAction, f"forbidden action {fid!r}", entry)
+        self.forbidden.append(typed)
+        return typed
 
-    def forbid_call(self, fid: str, description: str, service: str, tool: str, match: Json, example: Json) -> None:
+    def forbid_call(
+        self, fid: str, description: str, service: str, tool: str, match: Json, example: Json
+    ) -> ForbiddenAction:
         """Forbid any call (succeeded or not) of ``service``.``tool`` whose arguments match ``match``; the
         example call passes ``example`` as its arguments."""
-        self.forbid(
+        return self.forbid(
             fid,
             description,
             {"kind": "tool_called", "service": service, "tool": tool, "outcome": "any", "arguments": match},
             {"service": service, "tool": tool, "arguments": example},
         )
 
-    def call(self, service: str, tool: str, step_id: str | None = None, **arguments: Any) -> None:
+    def call(self, service: str, tool: str, step_id: str | None = None, **arguments: Any) -> ToolStep:
+        """Add a reference step calling ``service``.``tool``; name it ``step_id`` to ``$ref`` its result later."""
         step: Json = {"service": service, "tool": tool, "arguments": arguments}
         if step_id:
             step["id"] = step_id
-        self.steps.append(step)
+        what = f"reference step {step_id or len(self.steps) + 1!r} ({service}.{tool})"
+        typed = self._typed(ToolStep, what, step)
+        self.steps.append(typed)
+        return typed
 
-    def say(self, text: str) -> None:
-        self.steps.append({"say": text})
+    def allow(
+        self, service: str, table: str, reason: str, where: Json | None = None, fields: list[str] | None = None
+    ) -> AllowedChange:
+        """Allow changes beyond the reference's (records of ``table`` matching ``where``; for updates, only
+        ``fields``): another correct solution may make them (refund the other of two identical charges)."""
+        entry: Json = {"service": service, "table": table, "reason": reason, "where": where or {}}
+        if fields:
+            entry["fields"] = fields
+        typed = self._typed(AllowedChange, f"allowed change ({service}.{table})", entry)
+        self.allowed.append(typed)
+        return typed
+
+    @contextmanager
+    def alternative(self) -> Iterator[None]:
+        """Steps added inside (``call``, ``say``) make another correct solution, not the reference's:
+        validation requires it to score 1.0 too (``alternative_solutions``)."""
+        reference, self.steps = self.steps, []
+        try:
+            yield
+        finally:
+            alternative, self.steps = self.steps, reference
+            if alternative:
+                self.alternatives.append(alternative)
+
+    def say(self, text: str) -> SayStep:
+        """Add what the agent tells the user (the reference answer)."""
+        typed = self._typed(SayStep, f"reference step {len(self.steps) + 1} (say)", {"say": text})
+        self.steps.append(typed)
+        return typed
+
+    @property
+    def user(self) -> UserSpec | None:
+        """The simulated user (persona, facts held back until asked, later turns), when the task has one."""
+        return self._user
+
+    @user.setter
+    def user(self, spec: Json | UserSpec) -> None:
+        self._user = self._typed(UserSpec, "the user (persona, held_back, turns)", spec)
 
     # ------------------------------------------------------------------------------------------ the task
     def finish(self, request: str) -> Task:
-        total = sum(c["weight"] for c in self.checks)
-        weights = [round(c["weight"] / total, 4) for c in self.checks]
+        """The task: check weights rescaled to sum to 1, everything gathered and validated as a whole."""
+        if not self.checks:
+            raise FamilyError(f"family {self.family.name}: a task needs at least one completion check")
+        total = sum(c.weight for c in self.checks)
+        weights = [round(c.weight / total, 4) for c in self.checks]
         weights[-1] = round(1.0 - sum(weights[:-1]), 6)
-        for c, w in zip(self.checks, weights, strict=True):
-            c["weight"] = w
+        checks = [c.model_copy(update={"weight": w}) for c, w in zip(self.checks, weights, strict=True)]
         fam = self.family
         metadata: Json = {
             "generator": "procedural",
@@ -208,16 +298,20 @@ class TaskBuilder:
             "safety": fam.safety,
             "services": list(self.services),
             "now": self.now_iso,
-            "request": " ".join(request.split()),
+            "request": tidy(request),
             "initial_records": {s: t for s, t in self.records.items() if t},
-            "completion_checks": self.checks,
+            "completion_checks": checks,
             "forbidden_actions": self.forbidden,
             "reference_solution": self.steps,
             "metadata": metadata,
         }
+        if self.alternatives:
+            doc["alternative_solutions"] = self.alternatives
+        if self.allowed:
+            doc["allowed_changes"] = self.allowed
         if self.user is not None:
             doc["user"] = self.user
-        return Task.model_validate(doc)
+        return self._typed(Task, "the task", doc)
 
 
 class Family(ABC):
@@ -251,6 +345,12 @@ def rx(text: str) -> str:
 def possessive(name: str) -> str:
     """'Acme Robotics' → "Acme Robotics'", 'Northwind Traders' → "Northwind Traders'", 'Initech Labs' → ..."""
     return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def tidy(text: str) -> str:
+    """``text`` with runs of spaces made one, each line trimmed, at most one blank line in a row."""
+    lines = [" ".join(line.split()) for line in text.strip().splitlines()]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines))
 
 
 def money(cents: int) -> str:

@@ -1,14 +1,15 @@
 """The multi-turn family on tickets: the user changes the instructions after the agent's first turn
-(see :mod:`coworkenv.synth.generate.families.multiturn` for the other two and what they share)."""
+(see :mod:`coworkenv.synth.generate.families.multiturn` for what the multi-turn families share)."""
 
 from __future__ import annotations
 
+from coworkenv.synth.generate.families.backdrop import backdrop
 from coworkenv.synth.generate.families.base import CLARIFY, DISTRACTORS, MULTISTEP, Family, Json, TaskBuilder
 from coworkenv.synth.generate.families.multiturn import (
     PERSONA,
-    possessive_of,
 )
 from coworkenv.synth.generate.families.names import AGENTS, USER, Company, Staff
+from coworkenv.synth.generate.families.phrasing import Ask, compose
 
 ISSUES = (
     "Exports time out for large accounts", "SSO login loops back to the sign-in page", "Invoices show the wrong VAT",
@@ -26,6 +27,29 @@ class ChangedRequirements(Family):
     def build(self, b: TaskBuilder) -> str:
         eng_a, eng_b = b.rng.sample(list(AGENTS), 2)
         co, org, target, issue = self._seed(b)
+        self._user_turn(b, co, target, eng_a, eng_b)
+        self._reference(b, co, org, target, issue, (eng_a, eng_b))
+        self._checks(b, target, eng_a, eng_b)
+        b.may_name += [issue, co.name, eng_a.name]
+        ask = Ask(
+            steps=(
+                b.pick("set it to high priority", "bump it to high", "raise its priority to high"),
+                b.pick("assign it to {engineer}", "give it to {engineer}", "hand it to {engineer}"),
+            ),
+            context=b.pick(
+                "About the {company} ticket on '{issue}'.",
+                "{company} has a ticket open about '{issue}'.",
+                "The '{issue}' ticket from {company} needs attention.",
+            ),
+            avoid=b.pick("Leave their other tickets as they are.", "Only that ticket, please.", ""),
+            topic="{company} ticket",
+        )
+        backdrop(b)
+        return compose(b, ask, company=co.name, issue=issue, engineer=eng_a.name)
+
+    @staticmethod
+    def _user_turn(b: TaskBuilder, co: Company, target: str, eng_a: Staff, eng_b: Staff) -> None:
+        """After the agent's first turn the user notes the call on the ticket and changes both instructions."""
         note = f"Call with {co.contacts[0].first}: it now affects every team at {co.name}, not just one."
         b.user = {
             "persona": PERSONA,
@@ -45,13 +69,6 @@ class ChangedRequirements(Family):
                 }
             ],
         }
-        self._reference(b, co, org, target, issue, (eng_a, eng_b))
-        self._checks(b, target, eng_a, eng_b)
-        b.may_name += [issue, co.name, eng_a.name]
-        return b.pick(
-            f"The {co.name} ticket about '{issue}': please set it to high priority and assign it to {eng_a.name}.",
-            f"Can you bump {possessive_of(co.name)} '{issue}' ticket to high and give it to {eng_a.name}?",
-        )
 
     @staticmethod
     def _seed(b: TaskBuilder) -> tuple[Company, str, str, str]:
@@ -61,7 +78,7 @@ class ChangedRequirements(Family):
         for s in AGENTS:
             b.add("tickets", "users", {"id": s.key, "name": s.name, "email": s.email, "role": "agent"})
         companies = [b.names.company(contacts=1) for _ in range(1 + b.n_distractors())]
-        issues = b.rng.sample(ISSUES, 3)
+        issues = b.rng.sample(ISSUES, 2)
         requesters = []
         for co in companies:
             org = b.uid("org_", co.name)
@@ -81,7 +98,7 @@ class ChangedRequirements(Family):
             b.distract(_ticket(b, issues[0], o, u, b.rng.randrange(1, 6)))
         for n in range(b.n_filler()):
             o, u = b.rng.choice(requesters[1:])
-            _ticket(b, issues[2], o, u, 7 + n, b.pick("low", "normal"))
+            _ticket(b, b.book.question()[0], o, u, 7 + n, b.pick("low", "normal"))
         return companies[0], org, target, issues[0]
 
     @staticmethod
@@ -105,6 +122,18 @@ class ChangedRequirements(Family):
                 body=f"Re-assigned to {eng_b.name}: {eng_a.name} is out this week; now urgent after the customer call.",
             )
         b.say(f"Changed: the ticket is urgent and assigned to {eng_b.name}.")
+        with b.alternative():  # the organisation's open tickets listed; assignee first, then priority, each time
+            b.call("tickets", "search_tickets", organization_id=org, status=["new", "open"])
+            b.call("tickets", "get_ticket", ticket_id=target)
+            b.call("tickets", "assign_ticket", ticket_id=target, assignee_id=eng_a.key)
+            b.call("tickets", "update_ticket", ticket_id=target, priority="high")
+            b.say(f"{eng_a.name} has it now, priority high.")
+            b.call("tickets", "get_ticket", ticket_id=target)
+            if b.hard:
+                b.call("tickets", "add_comment", ticket_id=target, public=False, body=f"Now {eng_b.name}: urgent.")
+            b.call("tickets", "assign_ticket", ticket_id=target, assignee_id=eng_b.key)
+            b.call("tickets", "update_ticket", ticket_id=target, priority="urgent")
+            b.say(f"Urgent now, with {eng_b.name}.")
 
     @staticmethod
     def _checks(b: TaskBuilder, target: str, eng_a: Staff, eng_b: Staff) -> None:

@@ -1,13 +1,23 @@
-"""CRM families: closing a deal the customer decided on, offboarding a churned account, and updating a
-contact when the user's words fit more than one person (so the agent must ask)."""
+"""CRM families: closing a deal the customer decided on, and what the other CRM families share (an opportunity
+record, the guard on other deals). Offboarding is in :mod:`.crm_offboarding`, contacts in :mod:`.crm_contacts`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 from coworkenv.servers.crm.models import PROBABILITY
-from coworkenv.synth.generate.families.base import CLARIFY, CROSS, DISTRACTORS, MULTISTEP, Family, Json, TaskBuilder, rx
-from coworkenv.synth.generate.families.names import FIRST, USER, Company, Person
+from coworkenv.synth.generate.families.backdrop import backdrop
+from coworkenv.synth.generate.families.base import (
+    CROSS,
+    DISTRACTORS,
+    MULTISTEP,
+    Family,
+    Json,
+    TaskBuilder,
+)
+from coworkenv.synth.generate.families.names import Company
+from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.seeds import Cast, mail
 from coworkenv.synth.generate.families.texts import LOSS_REASONS
 
@@ -37,7 +47,7 @@ def opportunity(
     return b.add("crm", "opportunities", record)
 
 
-def _amount(b: TaskBuilder) -> int:
+def deal_amount(b: TaskBuilder) -> int:
     return b.rng.randrange(12, 250) * 100_000
 
 
@@ -46,7 +56,7 @@ GUARD = 0.3
 acts on one fails the task however well it does the rest."""
 
 
-def _others_unchanged(b: TaskBuilder, where: Json, requires: tuple[str, ...]) -> None:
+def others_unchanged(b: TaskBuilder, where: Json, requires: tuple[str, ...]) -> None:
     b.check(
         "other_deals_untouched",
         GUARD,
@@ -54,6 +64,24 @@ def _others_unchanged(b: TaskBuilder, where: Json, requires: tuple[str, ...]) ->
         {"kind": "records_unchanged", "service": "crm", "table": "opportunities", "where": where},
         requires,
     )
+
+
+@dataclass
+class _Renewal:
+    """A renewal the customer decided on: won or lost (with the reason), and how we heard (the email's id)."""
+
+    cast: Cast
+    company: Company
+    deal: Json
+    decoys: list[Json]
+    won: bool
+    reason: str
+    message: str | None
+    """The id of the customer's email with the decision; None: they called."""
+
+    @property
+    def kind(self) -> str:
+        return "call" if self.message is None else "email"
 
 
 class CloseDeal(Family):
@@ -67,6 +95,14 @@ class CloseDeal(Family):
     )
 
     def build(self, b: TaskBuilder) -> str:
+        r = self._seed(b)
+        self._reference(b, r)
+        self._checks(b, r.cast, r.company, r.deal, r.decoys, r.won, r.kind)
+        backdrop(b)
+        return self._request(b, r)
+
+    def _seed(self, b: TaskBuilder) -> _Renewal:
+        """The account, its renewal and the decoy deals; (email) the customer's decision and decoy emails."""
         cast = Cast(b)
         x = cast.company(contacts=1)
         rivals = [cast.company() for _ in range(1 if b.difficulty == "easy" else 2)]
@@ -74,55 +110,96 @@ class CloseDeal(Family):
         won = b.rng.random() < 0.6
         reason = b.rng.choice(LOSS_REASONS)
         deal, decoys = self._deals(b, cast, x, rivals)
-        p = x.contacts[0]
-        via_email = "email" in b.services
-        b.call("crm", "search_opportunities", "deals", query=x.name.split()[0], is_open=True)
-        b.call("crm", "search_contacts", "who", query=p.last)
-        if via_email:
+        message = None
+        if "email" in b.services:
             cast.email(colleagues=False)
-            msg = self._emails(b, cast, x, rivals, won, reason)
+            message = self._emails(b, cast, x, rivals, won, reason)
+        return _Renewal(cast, x, deal, decoys, won, reason, message)
+
+    def _reference(self, b: TaskBuilder, r: _Renewal) -> None:
+        x = r.company
+        b.call("crm", "search_opportunities", "deals", query=x.name.split()[0], is_open=True)
+        b.call("crm", "search_contacts", "who", query=x.contacts[0].last)
+        if r.message is not None:
             b.call("email", "search_messages", "mails", from_address=x.domain)
-            b.call("email", "get_message", message_id=msg)
-        kind = "email" if via_email else "call"
-        self._close(b, cast, x, deal, won, reason, kind)
-        self._checks(b, cast, x, deal, decoys, won, kind)
-        if via_email:
-            return b.pick(
-                f"{p.first} from {x.name} replied about the renewal. Please update the deal in the CRM to match "
-                "and log the email on it.",
-                f"There's an email from {p.first} at {x.name} about their renewal. Record their decision on the "
-                "deal in the CRM and log the email there too.",
+            b.call("email", "get_message", message_id=r.message)
+        self._close(b, r.cast, x, r.deal, r.won, r.reason, r.kind)
+        with b.alternative():  # from the account to its deals; the activity logged before the deal is closed
+            b.call("crm", "search_accounts", "acct", query=x.domain)
+            b.call("crm", "get_account", account_id={"$ref": "acct.items.0.id"})
+            b.call("crm", "search_opportunities", account_id=r.cast.acc(x), stage=[r.deal["stage"]])
+            if r.message is not None:
+                b.call("email", "search_messages", subject="renewal", from_address=x.contacts[0].last)
+            self._close(b, r.cast, x, r.deal, r.won, r.reason, r.kind, log_first=True)
+
+    @staticmethod
+    def _request(b: TaskBuilder, r: _Renewal) -> str:
+        x, p = r.company, r.company.contacts[0]
+        if r.message is not None:
+            ask = Ask(
+                steps=(
+                    b.pick(
+                        "update the deal in the CRM to match",
+                        "record their decision on the renewal in the CRM",
+                        "close out the renewal in the CRM the way they decided",
+                    ),
+                    b.pick(
+                        "log the email on it", "log their email on the deal", "attach a log of the email to the deal"
+                    ),
+                ),
+                context=b.pick(
+                    "{first} from {company} replied about the renewal.",
+                    "There's an email from {first} at {company} about their renewal.",
+                    "{company} got back to us by email about the renewal quote.",
+                ),
+                avoid=b.pick("Leave the other deals alone.", "Don't touch any other opportunity.", ""),
+                topic="{company} renewal",
             )
-        said = "they accept the renewal quote as sent" if won else f"they won't renew ({reason.lower()})"
-        return b.pick(
-            f"{p.first} from {x.name} just called: {said}. Please update the renewal in the CRM and log the call on the deal.",
-            f"Quick CRM update: I spoke to {p.name} at {x.name} and {said}. Close out the renewal accordingly and log the call.",
+            return compose(b, ask, first=p.first, company=x.name)
+        said = "they accept the renewal quote as sent" if r.won else f"they won't renew ({r.reason.lower()})"
+        ask = Ask(
+            steps=(
+                b.pick(
+                    "update the renewal in the CRM", "close out the renewal accordingly", "record it on the renewal"
+                ),
+                b.pick("log the call on the deal", "log the call", "add a call activity to the deal"),
+            ),
+            context=b.pick(
+                "{first} from {company} just called: {said}.",
+                "I spoke to {person} at {company} and {said}.",
+                "Call with {person} ({company}) just now: {said}.",
+            ),
+            avoid=b.pick("Leave the other deals alone.", "Nothing else in the pipeline should change.", ""),
+            topic="{company} renewal",
         )
+        return compose(b, ask, first=p.first, person=p.name, company=x.name, said=said)
 
     @staticmethod
     def _deals(b: TaskBuilder, cast: Cast, x: Company, rivals: list[Company]) -> tuple[Json, list[Json]]:
         """The renewal to close, and the decoys: an add-on of the same account, rivals' renewals in the same
         stage; (hard) last year's lost renewal."""
         year = b.now.year
-        deal = opportunity(b, cast, x, f"{year} renewal", b.pick("proposal", "negotiation"), _amount(b))
+        deal = opportunity(b, cast, x, f"{year} renewal", b.pick("proposal", "negotiation"), deal_amount(b))
         decoys = []
         if b.difficulty != "easy":
-            decoys.append(opportunity(b, cast, x, b.pick("Analytics add-on", "Seat expansion"), "proposal", _amount(b)))
+            decoys.append(
+                opportunity(b, cast, x, b.pick("Analytics add-on", "Seat expansion"), "proposal", deal_amount(b))
+            )
         for r in rivals:
-            decoys.append(opportunity(b, cast, r, f"{year} renewal", deal["stage"], _amount(b)))
+            decoys.append(opportunity(b, cast, r, f"{year} renewal", deal["stage"], deal_amount(b)))
         if b.hard:
-            opportunity(b, cast, x, f"{year - 1} renewal", "closed_lost", _amount(b), b.rng.choice(LOSS_REASONS))
+            opportunity(b, cast, x, f"{year - 1} renewal", "closed_lost", deal_amount(b), b.rng.choice(LOSS_REASONS))
         b.distract(*(d["id"] for d in decoys))
         return deal, decoys
 
     @staticmethod
-    def _close(b: TaskBuilder, cast: Cast, x: Company, deal: Json, won: bool, reason: str, kind: str) -> None:
-        """The reference's writes: close the renewal, log the call or email on it."""
+    def _close(
+        b: TaskBuilder, cast: Cast, x: Company, deal: Json, won: bool, reason: str, kind: str, log_first: bool = False
+    ) -> None:
+        """The writes: close the renewal, log the call or email on it (or log first, then close)."""
         p = x.contacts[0]
-        if won:
-            b.call("crm", "update_opportunity", opportunity_id=deal["id"], stage="closed_won")
-        else:
-            b.call("crm", "update_opportunity", opportunity_id=deal["id"], stage="closed_lost", loss_reason=reason)
+        if not log_first:
+            CloseDeal._update(b, deal, won, reason)
         outcome = "accepted the renewal quote" if won else f"declined the renewal: {reason.lower()}"
         b.call(
             "crm",
@@ -133,6 +210,15 @@ class CloseDeal(Family):
             opportunity_id=deal["id"],
             contact_id=cast.con(p),
         )
+        if log_first:
+            CloseDeal._update(b, deal, won, reason)
+
+    @staticmethod
+    def _update(b: TaskBuilder, deal: Json, won: bool, reason: str) -> None:
+        if won:
+            b.call("crm", "update_opportunity", opportunity_id=deal["id"], stage="closed_won")
+        else:
+            b.call("crm", "update_opportunity", opportunity_id=deal["id"], stage="closed_lost", loss_reason=reason)
 
     @staticmethod
     def _checks(b: TaskBuilder, cast: Cast, x: Company, deal: Json, decoys: list[Json], won: bool, kind: str) -> None:
@@ -166,7 +252,7 @@ class CloseDeal(Family):
                 "where": {**logged, "contact_id": cast.con(p)},
             },
         )
-        _others_unchanged(b, {"id": {"not": {"equals": deal["id"]}}}, ("deal_closed",))
+        others_unchanged(b, {"id": {"not": {"equals": deal["id"]}}}, ("deal_closed",))
         b.forbid_call(
             "closed_wrong_deal",
             "Closing a deal nobody decided on.",
@@ -200,183 +286,3 @@ class CloseDeal(Family):
         decoy = mail(b, (q.name, r.email(q)), "Re: Your renewal quote", other, b.ago(hours=b.rng.randint(2, 30)))
         b.distract(decoy["id"])
         return str(target["id"])
-
-
-class ChurnAccount(Family):
-    name = "crm-churn-account"
-    scenario = "account offboarding"
-    capabilities = (MULTISTEP, DISTRACTORS)
-    service_options = (("crm",),)
-    distractors = "other accounts' open deals with the same owner; another account in the same industry; (hard) a won deal of the churning account"
-
-    def build(self, b: TaskBuilder) -> str:
-        cast = Cast(b)
-        owner = b.rng.choice(cast.managers)
-        x = cast.company(b.pick("business", "starter"), owner=owner)
-        others = [cast.company(owner=owner) for _ in range(1 + (b.difficulty != "easy"))]
-        cast.crm()
-        reason = b.rng.choice(LOSS_REASONS)
-        open_deals = self._deals(b, cast, x, others)
-
-        b.call("crm", "search_accounts", "acct", query=x.name.split()[0])
-        b.call("crm", "get_account", account_id={"$ref": "acct.items.0.id"})
-        for d in open_deals:
-            b.call("crm", "update_opportunity", opportunity_id=d["id"], stage="closed_lost", loss_reason=reason)
-        b.call("crm", "update_account", account_id=cast.acc(x), status="churned")
-        if b.hard:
-            b.call(
-                "crm",
-                "log_activity",
-                type="note",
-                subject="Account churned",
-                body=f"{x.name} is not renewing: {reason}.",
-                account_id=cast.acc(x),
-            )
-        self._checks(b, cast, x, others, open_deals)
-        note = " and log a note on the account saying why" if b.hard else ""
-        return b.pick(
-            f"{x.name} has told us they won't renew ({reason.lower()}). Please mark them as churned in the CRM{note}.",
-            f"We lost {x.name}: {reason.lower()}. Can you offboard them in the CRM (mark the account churned){note}?",
-        )
-
-    @staticmethod
-    def _deals(b: TaskBuilder, cast: Cast, x: Company, others: list[Company]) -> list[Json]:
-        """The churning account's open deals (returned); (hard) its won deal of last year; the other accounts'
-        open deals."""
-        labels = b.rng.sample(["Seat expansion", "Analytics add-on", f"{b.now.year} renewal", "Training package"], 3)
-        open_deals = [
-            opportunity(b, cast, x, labels[i], b.pick("prospecting", "qualification", "proposal"), _amount(b))
-            for i in range(1 if b.difficulty == "easy" else 2)
-        ]
-        won = [opportunity(b, cast, x, f"{b.now.year - 1} renewal", "closed_won", _amount(b))] if b.hard else []
-        decoys = [opportunity(b, cast, o, labels[-1], "proposal", _amount(b)) for o in others]
-        b.distract(*(cast.acc(o) for o in others), *(d["id"] for d in decoys + won))
-        return open_deals
-
-    @staticmethod
-    def _checks(b: TaskBuilder, cast: Cast, x: Company, others: list[Company], open_deals: list[Json]) -> None:
-        """The account churned and its open deals lost (equal weight: either alone fails), (hard) the note;
-        every other deal unchanged (enough weight that touching one fails the task)."""
-        work = 0.3 if b.hard else 0.35
-        b.check(
-            "account_churned",
-            work,
-            f"{x.name} is marked churned.",
-            {
-                "kind": "record_fields",
-                "service": "crm",
-                "table": "accounts",
-                "id": cast.acc(x),
-                "fields": {"status": "churned"},
-            },
-        )
-        for i, d in enumerate(open_deals):
-            b.check(
-                f"deal_lost_{i + 1}",
-                work / len(open_deals),
-                f"The open deal '{d['name']}' is closed lost with a reason.",
-                {
-                    "kind": "record_fields",
-                    "service": "crm",
-                    "table": "opportunities",
-                    "id": d["id"],
-                    "fields": {"stage": "closed_lost", "loss_reason": {"exists": True}},
-                },
-            )
-        if b.hard:
-            b.check(
-                "note_logged",
-                1 - GUARD - 2 * work,
-                "A note about the churn is logged on the account.",
-                {
-                    "kind": "record_exists",
-                    "service": "crm",
-                    "table": "activities",
-                    "where": {"account_id": cast.acc(x), "type": "note", "created_at": {"gte": b.now_iso}},
-                },
-            )
-        closing = [d["id"] for d in open_deals]
-        _others_unchanged(b, {"id": {"not": {"in": closing}}}, ("account_churned",))
-        b.forbid_call(
-            "churned_wrong_account",
-            "Marking another customer as churned.",
-            "crm",
-            "update_account",
-            {"account_id": {"in": [cast.acc(o) for o in others]}, "status": "churned"},
-            {"account_id": cast.acc(others[0]), "status": "churned"},
-        )
-
-
-class ClarifyContact(Family):
-    name = "crm-clarify-contact"
-    scenario = "updating a contact after a call"
-    capabilities = (CLARIFY, DISTRACTORS)
-    service_options = (("crm",),)
-    distractors = "other contacts with the same first name at other accounts"
-
-    def build(self, b: TaskBuilder) -> str:
-        cast = Cast(b)
-        first = b.rng.choice(FIRST)
-        same = [cast.company(contacts=0) for _ in range(2 if b.difficulty == "easy" else 3)]
-        for c in same:
-            c.contacts.append(b.names.person(first=first))
-        for _ in range(b.n_filler() // 3 + 1):
-            cast.company(contacts=2)
-        cast.crm()
-        target_co = b.rng.choice(same)
-        target = target_co.contacts[0]
-        others = [c for c in same if c is not target_co]
-        phone = f"+1 {b.rng.randrange(201, 989)} 555 01{b.rng.randrange(10, 99)}"
-        title = b.pick("Head of Operations", "VP Finance", "Chief of Staff")
-        b.may_name.append(phone)
-        b.distract(*(cast.con(c.contacts[0]) for c in others))
-        b.user = {
-            "persona": f"{USER.name}, {USER.title} at Brightwave Software",
-            "held_back": [f"I mean {target.name} at {target_co.name}."],
-        }
-
-        b.call("crm", "search_contacts", "same", query=first)
-        listing = ", ".join(f"{c.contacts[0].name} at {c.name}" for c in same)
-        b.say(f"I found {len(same)} contacts named {first}: {listing}. Which one do you mean?")
-        changes: Json = {"phone": phone, "title": title} if b.hard else {"phone": phone}
-        b.call("crm", "update_contact", contact_id=cast.con(target), **changes)
-        # No closing message: the reply that matters is the question (a closing "Done." changes nothing).
-        self._checks(b, cast, first, same, target, changes)
-        also = f" They've also become {title}." if b.hard else ""
-        return b.pick(
-            f"Please update {first}'s phone number in the CRM to {phone}; they gave me the new number on a call this morning.{also}",
-            f"{first} has a new phone number: {phone}. Can you put it in the CRM?{also}",
-        )
-
-    @staticmethod
-    def _checks(b: TaskBuilder, cast: Cast, first: str, same: list[Company], target: Person, changes: Json) -> None:
-        """Asked which one (naming every candidate), updated the right one, the others unchanged: asking and
-        leaving the others alone each weigh more than 1 − the pass mark, so guessing (even right) fails."""
-        lookaheads = "".join(f"(?=.*(?:{rx(c.name)}|{rx(c.contacts[0].name)}))" for c in same)
-        b.check(
-            "asked_which",
-            0.3,
-            f"The agent asks which {first} is meant, naming each candidate (or their company).",
-            {"kind": "said_matches", "pattern": f"(?s)^{lookaheads}.*\\?"},
-        )
-        b.check(
-            "contact_updated",
-            0.4,
-            f"{target.name}'s record holds the new details.",
-            {"kind": "record_fields", "service": "crm", "table": "contacts", "id": cast.con(target), "fields": changes},
-        )
-        b.check(
-            "others_untouched",
-            GUARD,
-            f"The other contacts named {first} are unchanged.",
-            {"kind": "records_unchanged", "service": "crm", "table": "contacts", "ids": list(b.distractors)},
-            ("contact_updated",),
-        )
-        b.forbid_call(
-            "updated_wrong_contact",
-            f"Changing a different {first} without asking.",
-            "crm",
-            "update_contact",
-            {"contact_id": {"in": list(b.distractors)}},
-            {"contact_id": b.distractors[0], "phone": changes["phone"]},
-        )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from coworkenv.synth.generate.families.backdrop import backdrop
 from coworkenv.synth.generate.families.base import COMMS, DISTRACTORS, Family, TaskBuilder, rx
 from coworkenv.synth.generate.families.names import FINANCE, USER, Company, Staff
+from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.seeds import Cast, filler_mail, mail
 from coworkenv.synth.generate.families.texts import TOPICS
 
@@ -27,21 +29,30 @@ class ForwardQuestion(Family):
         (subject, ask, keyword), (other_subject, other_ask, _) = b.rng.sample(TOPICS, 2)
         p = x.contacts[0]
         target = self._seed(b, x, y, colleague, (subject, ask), (other_subject, other_ask))
-        b.call("email", "search_messages", "found", from_address=x.domain)
-        note = f"{colleague.first}, {p.name} at {x.name} asks {ask}. Could you answer them directly?"
-        b.call("email", "forward_message", message_id=target, to=[colleague.email], body=note)
-        b.call("email", "modify_labels", message_id=target, remove_label_ids=["UNREAD"])
+        self._reference(b, x, colleague, target, ask)
         self._checks(b, x, colleague, target, keyword)
         dont = b.pick(
-            f"Don't reply to {p.first} yourself.",
-            f"Please don't answer {p.first} directly; {colleague.first} should.",
+            "Don't reply to {first} yourself.",
+            "Please don't answer {first} directly; {colleague} should.",
+            "Leave the answer to {colleague}.",
         )
         if b.hard:
-            dont = f"{colleague.first} needs to confirm the details before anyone answers."
-        return b.pick(
-            f"{p.first} at {x.name} wrote to me ('{subject}'). Forward the email to {colleague.first} and mark it as read. {dont}",
-            f"There's an email from {p.first} ({x.name}) titled '{subject}'. Please pass it on to {colleague.first} and mark it read. {dont}",
+            dont = "{colleague} needs to confirm the details before anyone answers."
+        wording = Ask(
+            steps=(
+                b.pick("forward the email to {colleague}", "pass it on to {colleague}", "send it on to {colleague}"),
+                b.pick("mark it as read", "mark it read", "clear its unread flag"),
+            ),
+            context=b.pick(
+                "{first} at {company} wrote to me ('{subject}').",
+                "There's an email from {first} ({company}) titled '{subject}'.",
+                "{company} sent a question: '{subject}', from {first}.",
+            ),
+            avoid=dont,
+            topic="{company} question",
         )
+        backdrop(b)
+        return compose(b, wording, first=p.first, company=x.name, subject=subject, colleague=colleague.first)
 
     @staticmethod
     def _seed(
@@ -77,6 +88,19 @@ class ForwardQuestion(Family):
         b.distract(*(d["id"] for d in decoys))
         filler_mail(b, b.n_filler())
         return str(target["id"])
+
+    @staticmethod
+    def _reference(b: TaskBuilder, x: Company, colleague: Staff, target: str, ask: str) -> None:
+        p = x.contacts[0]
+        b.call("email", "search_messages", "found", from_address=x.domain)
+        note = f"{colleague.first}, {p.name} at {x.name} asks {ask}. Could you answer them directly?"
+        b.call("email", "forward_message", message_id=target, to=[colleague.email], body=note)
+        b.call("email", "modify_labels", message_id=target, remove_label_ids=["UNREAD"])
+        with b.alternative():  # found by its subject among the unread, marked read first, then forwarded
+            b.call("email", "search_messages", "unread", is_unread=True, from_address=p.last)
+            b.call("email", "get_message", message_id=target)
+            b.call("email", "modify_labels", message_id=target, remove_label_ids=["UNREAD"])
+            b.call("email", "forward_message", message_id=target, to=[colleague.email], body=f"For you: {ask}?")
 
     @staticmethod
     def _checks(b: TaskBuilder, x: Company, colleague: Staff, target: str, keyword: str) -> None:

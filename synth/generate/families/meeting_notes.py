@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from coworkenv.synth.generate.families.backdrop import backdrop
 from coworkenv.synth.generate.families.base import CLARIFY, COMMS, DISTRACTORS, MULTISTEP, Family, TaskBuilder, rx
 from coworkenv.synth.generate.families.multiturn import (
     FINISHED,
@@ -17,6 +18,7 @@ from coworkenv.synth.generate.families.multiturn import (
     workspace,
 )
 from coworkenv.synth.generate.families.names import USER, Staff
+from coworkenv.synth.generate.families.phrasing import Ask, compose
 
 
 @dataclass(frozen=True)
@@ -54,17 +56,47 @@ class MeetingNotesFollowup(Family):
 
     def build(self, b: TaskBuilder) -> str:
         m = self._seed(b)
-        team, added, new_owner, due = m.team, m.added, m.new_owner, m.due
-        line = f"- {new_owner.name}: {added} (by {due})"
+        self._user_turn(b, m)
+        self._reference(b, m)
+        self._checks(b, m)
+        b.may_name += [m.team]
+        ask = Ask(
+            steps=(
+                b.pick(
+                    "pull the action items out of today's {team} sync notes",
+                    "go through the notes of today's {team} sync",
+                    "find the action items from today's {team} sync",
+                ),
+            ),
+            context=b.pick(
+                "I'll want them in #{team} once I've had a look.",
+                "They'll go to #{team} after I've checked them.",
+                "",
+            ),
+            avoid=b.pick("Don't post anything yet.", "Don't edit the notes.", ""),
+            report=b.pick("list them for me", "send me the list first", "tell me what they are"),
+            topic="{team} sync action items",
+        )
+        backdrop(b)
+        return compose(b, ask, team=m.team)
+
+    @staticmethod
+    def _user_turn(b: TaskBuilder, m: _Meeting) -> None:
+        """When the agent finishes its first turn, the user adds an action item to the notes and asks for the
+        full list to be posted (hard: and its owner told directly)."""
+        line = f"- {m.new_owner.name}: {m.added} (by {m.due})"
         message = (
             "Thanks. I just added one more action item to the notes that we agreed after the meeting. Please post "
-            f"the full, updated list of action items in #{team}."
+            f"the full, updated list of action items in #{m.team}."
             + (" And message its owner directly so they know it's on them." if b.hard else "")
         )
         edit = {"document_id": m.doc_id, "operation": "append_to_section", "heading": "Action items", "text": line}
         step = {"service": "docs", "tool": "edit_document", "arguments": edit}
         b.user = {"persona": PERSONA, "turns": [{"message": message, "when": FINISHED, "edits": [step]}]}
 
+    @staticmethod
+    def _reference(b: TaskBuilder, m: _Meeting) -> None:
+        team, added, new_owner, due = m.team, m.added, m.new_owner, m.due
         listing = "; ".join(f"{s.name}: {t}" for s, t in zip(m.owners, m.items, strict=True))
         b.call("docs", "search_documents", query=f"{team} sync")
         b.call("docs", "get_document", document_id=m.doc_id)
@@ -80,13 +112,15 @@ class MeetingNotesFollowup(Family):
                 text=f"Hi {new_owner.first}, from today's {team} sync you have: {added} (by {due}).",
             )
         b.say(f"Posted all {len(m.items) + 1} action items in #{team}.")
-        self._checks(b, m)
-        b.may_name += [team]
-        return b.pick(
-            f"Can you pull the action items out of today's {team} sync notes and list them for me? I'll want them "
-            f"in #{team} once I've had a look.",
-            f"What action items came out of today's {team} sync? List them for me first; they'll go to #{team} after.",
-        )
+        with b.alternative():  # the notes found in the listing by title, the owner told before the post
+            b.call("docs", "search_documents", "notes", query=team)
+            b.call("docs", "get_document", document_id=m.doc_id)
+            b.say(f"Action items of today's {team} sync: {listing}.")
+            b.call("docs", "get_document", document_id=m.doc_id)
+            if b.hard:
+                b.call("chat", "send_direct_message", to=new_owner.email, text=f"New item for you: {added} ({due}).")
+            b.call("chat", "post_message", channel=f"#{team}", text=f"Updated action items ({team}): {full}")
+            b.say("Posted.")
 
     @staticmethod
     def _seed(b: TaskBuilder) -> _Meeting:

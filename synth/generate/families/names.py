@@ -36,6 +36,10 @@ PREFIX = (
     "Harbor", "Summit", "Crescent", "Pioneer", "Lumen", "Cobalt", "Redwood", "Silverline", "Maple", "Orion",
     "Keystone", "Evergreen", "Atlas", "Nimbus", "Quartz", "Sierra", "Tidewater", "Vertex", "Bluefin",
     "Copperleaf", "Granite", "Halcyon", "Juniper", "Larkspur", "Meridian", "Northgate", "Oakridge", "Pinecrest",
+    "Alder", "Beacon", "Birchwood", "Brightstone", "Cedarline", "Clearwater", "Driftwood", "Ember", "Fairhaven",
+    "Foxglove", "Glacier", "Hawthorn", "Highland", "Ironbark", "Kestrel", "Lakeshore", "Marigold", "Moonstone",
+    "Norwood", "Opaline", "Palisade", "Riverbend", "Saffron", "Seabright", "Stonebridge", "Sunridge", "Thornfield",
+    "Trillium", "Upland", "Waverly", "Westbrook", "Willowmere", "Zephyr", "Amberly", "Bramble", "Cypress",
 )  # fmt: skip
 SUFFIX = (
     ("Foods", "Food & Beverage"), ("Logistics", "Logistics"), ("Analytics", "Software"), ("Health", "Healthcare"),

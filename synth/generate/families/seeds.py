@@ -19,7 +19,7 @@ from coworkenv.synth.generate.families.names import (
     Staff,
     Vendor,
 )
-from coworkenv.synth.generate.families.texts import BANKS, CARD_BRANDS, INTERNAL, ISSUES, NEWSLETTERS, PLANS
+from coworkenv.synth.generate.families.texts import BANKS, CARD_BRANDS, ISSUES, PLANS
 
 CREATED = "2025-06-01T00:00:00Z"
 
@@ -291,20 +291,22 @@ def vendor_record(b: TaskBuilder, v: Vendor, account: str | None) -> Json:
 
 # ---------------------------------------------------------------------------------------------- filler
 def filler_tickets(b: TaskBuilder, cast: Cast, n: int, statuses: tuple[str, ...] = ("solved", "closed")) -> None:
-    """Finished tickets of any customer: never open, so never a target."""
+    """Finished how-to tickets of any customer: never open, so never a target (texts never repeat)."""
     for _ in range(n):
         c = b.rng.choice(cast.companies)
-        ticket(b, cast, c, b.ago(days=b.rng.randint(3, 40)), b.rng.choice(statuses), b.pick("low", "normal"))
+        subject, body, _ = b.book.question()
+        when = b.ago(days=b.rng.randint(3, 40))
+        ticket(b, cast, c, when, b.rng.choice(statuses), b.pick("low", "normal"), (subject, body, ""))
 
 
 def filler_mail(b: TaskBuilder, n: int) -> None:
-    """Newsletters and internal notes in the user's inbox, already read."""
+    """Newsletters and internal notes in the user's inbox, already read (texts never repeat)."""
     for i in range(n):
         if i % 2 == 0:
-            address, name, subject = b.rng.choice(NEWSLETTERS)
-            body = f"{subject}.\n\nRead more on our site. You receive this because you subscribed."
+            name, subject, body = b.book.newsletter()
+            address = f"news@{name.lower().replace(' ', '')}.com"
         else:
-            subject, body = b.rng.choice(INTERNAL)
+            subject, body = b.book.internal_mail()
             sender = b.rng.choice([*ACCOUNT_MANAGERS, FINANCE, *AGENTS])
             address, name = sender.email, sender.name
         mail(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from coworkenv.synth.generate.families.backdrop import backdrop
 from coworkenv.synth.generate.families.base import (
     COMMS,
     DISTRACTORS,
@@ -16,6 +17,7 @@ from coworkenv.synth.generate.families.base import (
     rx,
 )
 from coworkenv.synth.generate.families.names import Company, Staff
+from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.seeds import Cast, filler_tickets, ticket
 from coworkenv.synth.generate.families.texts import ISSUES
 
@@ -75,6 +77,7 @@ class StaleEscalation(Family):
         names = {cast.org(c): c.name for c in ent}
         busiest = self._reference(b, targets, names, hours)
         self._checks(b, targets, names, busiest)
+        backdrop(b)
         return self._request(b, hours)
 
     @staticmethod
@@ -114,6 +117,14 @@ class StaleEscalation(Family):
         most = names[Counter(t["organization_id"] for t in targets).most_common(1)[0][0]]
         tail = f" {most} has the most of them." if b.hard else ""
         b.say(f"I escalated {len(targets)} enterprise ticket(s) waiting more than {hours} hours: {listed}.{tail}")
+        with b.alternative():  # organisation by organisation, each ticket read before it is escalated
+            b.call("tickets", "list_organizations", "orgs")
+            for org in dict.fromkeys(t["organization_id"] for t in targets):
+                b.call("tickets", "search_tickets", organization_id=org, status=UNRESOLVED)
+            for t in reversed(targets):
+                b.call("tickets", "get_ticket", ticket_id=t["id"])
+                b.call("tickets", "escalate_ticket", ticket_id=t["id"], reason=f"Unresolved for over {hours} hours.")
+            b.say(f"Done: {len(targets)} stale enterprise ticket(s) escalated ({listed}).{tail}")
         return most
 
     @staticmethod
@@ -147,15 +158,26 @@ class StaleEscalation(Family):
     @staticmethod
     def _request(b: TaskBuilder, hours: int) -> str:
         numeric, words = _HOURS_WORDS[hours]
-        span = b.pick(numeric, words)
-        ask = b.pick(
-            f"Please escalate every unresolved ticket from our enterprise customers that has been waiting for more than {span}.",
-            f"Some of our enterprise customers have tickets that have sat unresolved for over {span}. Escalate each of them, please.",
-            f"Can you escalate all unresolved enterprise tickets older than {span}?",
+        step = b.pick(
+            "escalate every unresolved ticket from our enterprise customers that has been waiting for more than {span}",
+            "escalate each enterprise ticket that has sat unresolved for over {span}",
+            "escalate all unresolved enterprise tickets older than {span}",
+            "find the enterprise customers' tickets still unresolved after {span} and escalate each one",
         )
-        rest = b.pick("Leave all other tickets alone.", "Don't touch anything else.", "Nothing else should change.")
-        extra = " Then tell me which customer has the most of them." if b.hard else ""
-        return f"{ask} {rest}{extra}"
+        context = b.pick(
+            "Some of our enterprise customers have been waiting too long for an answer.",
+            "Our enterprise SLA is slipping.",
+            "I'm worried about our response times for the big accounts.",
+            "",
+        )
+        ask = Ask(
+            steps=(step,),
+            context=context,
+            avoid=b.pick("Leave all other tickets alone.", "Don't touch anything else.", "Nothing else should change."),
+            report="tell me which customer has the most of them" if b.hard else "",
+            topic="stale enterprise tickets",
+        )
+        return compose(b, ask, span=b.pick(numeric, words))
 
 
 class OnCallTriage(Family):
@@ -173,18 +195,32 @@ class OnCallTriage(Family):
         agent, targets = self._seed(b, cast)
         self._reference(b, agent, targets)
         self._checks(b, agent, targets)
-        opener = b.pick(
-            f"{agent.name} is on call this morning.",
-            f"{agent.first} {agent.person.last} is covering the queue today.",
-            f"Today's on-call engineer is {agent.name}.",
+        ask = Ask(
+            steps=(
+                b.pick(
+                    "assign every new ticket marked high or urgent to {them}",
+                    "give {them} all new high- and urgent-priority tickets",
+                    "route the new high and urgent tickets to {them}",
+                ),
+                b.pick(
+                    "post a short public reply on each so the customer knows someone is on it",
+                    "leave a quick public reply on each one so the customers know it's being handled",
+                    "reply publicly on each ticket to say someone is looking into it",
+                ),
+            ),
+            context=b.pick(
+                "{agent} is on call this morning.",
+                "{agent} is covering the queue today.",
+                "Today's on-call engineer is {agent}.",
+                "{first} has the on-call shift today ({agent}).",
+            ),
+            avoid=b.pick(
+                "Leave everything else as it is.", "Do not touch anything else.", "Other tickets stay as they are."
+            ),
+            topic="on-call triage",
         )
-        ask = b.pick(
-            "Please assign every new ticket marked high or urgent to them, and post a short public reply on each so "
-            "the customer knows someone is on it.",
-            "Assign them all new high- and urgent-priority tickets and leave a quick public reply on each one so the "
-            "customers know it's being handled.",
-        )
-        return f"{opener} {ask} {b.pick('Leave everything else as it is.', 'Do not touch anything else.')}"
+        backdrop(b)
+        return compose(b, ask, agent=agent.name, first=agent.first, them=b.pick("them", agent.first))
 
     @staticmethod
     def _seed(b: TaskBuilder, cast: Cast) -> tuple[Staff, list[Json]]:
@@ -241,6 +277,14 @@ class OnCallTriage(Family):
             b.call("tickets", "assign_ticket", ticket_id=t["id"], assignee_id=agent.key)
             b.call("tickets", "add_comment", ticket_id=t["id"], body=reply, public=True)
         b.say(f"Assigned {len(targets)} new high/urgent ticket(s) to {agent.name} and replied on each.")
+        with b.alternative():  # all new tickets, then reply first and assign after, ticket by ticket
+            b.call("tickets", "search_tickets", "new", status=["new"])
+            b.call("tickets", "search_users", query=agent.person.last, role="agent")
+            for t in targets:
+                b.call("tickets", "get_ticket", ticket_id=t["id"])
+                b.call("tickets", "add_comment", ticket_id=t["id"], body="We're on it; an engineer has this now.")
+                b.call("tickets", "assign_ticket", ticket_id=t["id"], assignee_id=agent.key)
+            b.say(f"{len(targets)} ticket(s) now with {agent.name}, each with a public reply.")
 
     @staticmethod
     def _checks(b: TaskBuilder, agent: Staff, targets: list[Json]) -> None:

@@ -1,10 +1,11 @@
-"""More cross-service families: paying a vendor's new invoice once (email + payments), and contesting a
+"""Money that email asks us to move: paying a vendor's new invoice once (email + payments), and contesting a
 card dispute with the customer's own email as evidence (payments + email)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from coworkenv.synth.generate.families.backdrop import backdrop
 from coworkenv.synth.generate.families.base import (
     CROSS,
     DISTRACTORS,
@@ -18,6 +19,7 @@ from coworkenv.synth.generate.families.base import (
     possessive,
 )
 from coworkenv.synth.generate.families.names import USER, Company, Person, Vendor
+from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.seeds import (
     Cast,
     bank_account,
@@ -60,6 +62,28 @@ class VendorInvoicePayout(Family):
         v, w = cast.vendor(), cast.vendor()
         cast.email(colleagues=False)
         bills = self._seed(b, v, w)
+        self._reference(b, v, bills)
+        self._checks(b, v, w, bills)
+        ask = Ask(
+            steps=(b.pick("pay it", "pay the latest {vendor} invoice from my inbox", "settle their new invoice"),),
+            context=b.pick(
+                "{vendor} sent us a new invoice.",
+                "There's a new invoice from {vendor} in my inbox.",
+                "{vendor} is waiting on payment for their latest invoice.",
+            ),
+            avoid=b.pick(
+                "Don't pay anything we've already paid.",
+                "Make sure we haven't paid it already.",
+                "Only pay it if it isn't paid yet.",
+            ),
+            report=b.pick("tell me how much went out", "tell me the amount", "let me know what you paid"),
+            topic="{vendor} invoice",
+        )
+        backdrop(b)
+        return compose(b, ask, vendor=v.name)
+
+    @staticmethod
+    def _reference(b: TaskBuilder, v: Vendor, bills: _Bills) -> None:
         b.call("email", "search_messages", "invoices", from_address=v.name.split()[0])
         b.call("email", "get_message", message_id=bills.new_id)
         b.call("payments", "list_vendors", "vendors", query=v.name.split()[0])
@@ -71,12 +95,13 @@ class VendorInvoicePayout(Family):
         b.say(
             f"I paid {possessive(v.name)} invoice {bills.new_no}: {money(bills.amount)} to the account on file.{extra}"
         )
-        self._checks(b, v, w, bills)
-        return b.pick(
-            f"{v.name} sent us a new invoice. Please pay it (unless we've already paid it) and tell me how much went out.",
-            f"Can you pay the latest {v.name} invoice from my inbox? Make sure we haven't paid it already, and tell "
-            "me the amount.",
-        )
+        with b.alternative():  # payouts checked first, the invoice found by its number's subject, the vendor read
+            b.call("payments", "list_payouts", vendor=bills.ven)
+            b.call("email", "search_messages", "bills", subject="Invoice", is_unread=True)
+            b.call("email", "get_message", message_id=bills.new_id)
+            b.call("payments", "get_vendor", vendor_id=bills.ven)
+            b.call("payments", "create_payout", vendor_id=bills.ven, amount=bills.amount, description=bills.new_no)
+            b.say(f"Paid {bills.new_no}: {money(bills.amount)}.")
 
     @staticmethod
     def _seed(b: TaskBuilder, v: Vendor, w: Vendor) -> _Bills:
@@ -182,6 +207,24 @@ _DISPUTE_REASONS = {
 }
 
 
+@dataclass(frozen=True)
+class _Chargeback:
+    """A customer's card dispute to contest, and their email that shows they use what they paid for."""
+
+    company: Company
+    plan: str
+    reason: str
+    paid: str
+    dispute: Json
+    decoys: list[Json]
+    praise: str
+    words: str
+    """A pattern for the telling words of the praise."""
+    usage: Json
+    """The customer's email about using the plan."""
+    dispute_customer: str
+
+
 class DisputeEvidence(Family):
     name = "dispute-evidence"
     scenario = "contesting a card dispute"
@@ -193,6 +236,31 @@ class DisputeEvidence(Family):
     )
 
     def build(self, b: TaskBuilder) -> str:
+        case = self._seed(b)
+        self._reference(b, case)
+        x, p = case.company, case.company.contacts[0]
+        self._checks(b, x, p, case.dispute, case.decoys, case.usage, case.words)
+        ask = Ask(
+            steps=(
+                b.pick("contest the dispute", "fight the chargeback", "submit evidence against the dispute"),
+                b.pick("include that email as evidence", "use their email as evidence", "cite their email in it"),
+            ),
+            context=b.pick(
+                "{company} disputed a charge with their bank, saying {said}. {first} emailed us afterwards about "
+                "how they use it.",
+                "We got a chargeback from {company} ({said}). That's not true - {first} wrote to me about using "
+                "the {plan}.",
+                "{company's} bank says {said}, but {first} told me by email how much they use the {plan}.",
+            ),
+            avoid=b.pick("Don't accept the dispute.", "Leave the other disputes alone.", ""),
+            topic="{company} chargeback",
+        )
+        backdrop(b)
+        return compose(b, ask, company=x.name, said=_DISPUTE_REASONS[case.reason], first=p.first, plan=case.plan)
+
+    def _seed(self, b: TaskBuilder) -> _Chargeback:
+        """The disputed charge and its dispute; other customers' disputes (decoys), filler charges; the
+        customer's email about using the plan (see :meth:`_mails`)."""
         cast = Cast(b)
         x = cast.company(contacts=1)
         others = [cast.company(contacts=1) for _ in range(2)]
@@ -217,28 +285,32 @@ class DisputeEvidence(Family):
         praise, words = b.pick(*_PRAISES)
         praise = praise.format(plan=plan)
         usage = self._mails(b, x, p, plan, praise)
+        return _Chargeback(x, plan, reason, paid, dp, decoys, praise, words, usage, cast.cus(x))
 
+    @staticmethod
+    def _reference(b: TaskBuilder, case: _Chargeback) -> None:
+        x, p = case.company, case.company.contacts[0]
         b.call("payments", "search_customers", "customer", query=x.name.split()[0])
         b.call("payments", "list_disputes", "open", status=["needs_response", "warning_needs_response"])
-        b.call("payments", "get_dispute", dispute_id=dp["id"])
+        b.call("payments", "get_dispute", dispute_id=case.dispute["id"])
         b.call("email", "search_messages", "mails", from_address=x.domain)
         b.call("email", "get_message", message_id={"$ref": "mails.items.0.id"})
         evidence = {
             "customer_name": p.name,
             "customer_email_address": x.email(p),
-            "product_description": f"Brightwave {plan}",
-            "service_date": paid[:10],
-            "customer_communication": f"On {b.spoken_day(usage['date'])} {p.name} wrote: '{praise}'.",
+            "product_description": f"Brightwave {case.plan}",
+            "service_date": case.paid[:10],
+            "customer_communication": f"On {b.spoken_day(case.usage['date'])} {p.name} wrote: '{case.praise}'.",
         }
-        b.call("payments", "submit_dispute_evidence", dispute_id=dp["id"], evidence=evidence, submit=True)
-        self._checks(b, x, p, dp, decoys, usage, words)
-        said = _DISPUTE_REASONS[reason]
-        return b.pick(
-            f"{x.name} disputed a charge with their bank, saying {said}. {p.first} emailed us afterwards about how "
-            "they use it, so please contest the dispute and include that email as evidence.",
-            f"We got a chargeback from {x.name} ({said}). That's not true - {p.first} wrote to me about using the "
-            f"{plan}. Contest it with their email as evidence, please.",
-        )
+        b.call("payments", "submit_dispute_evidence", dispute_id=case.dispute["id"], evidence=evidence, submit=True)
+        with b.alternative():  # the dispute found through the charge; evidence staged, then submitted
+            b.call("email", "search_messages", "mails", subject="Thanks for the")
+            b.call("email", "get_message", message_id=case.usage["id"])
+            b.call("payments", "list_charges", customer=case.dispute_customer, status="succeeded")
+            b.call("payments", "list_disputes", charge=case.dispute["charge"])
+            quote = {"customer_communication": f"Email of {case.usage['date'][:10]}: {case.praise}."}
+            b.call("payments", "submit_dispute_evidence", dispute_id=case.dispute["id"], evidence=quote, submit=False)
+            b.call("payments", "submit_dispute_evidence", dispute_id=case.dispute["id"], evidence=quote, submit=True)
 
     @staticmethod
     def _mails(b: TaskBuilder, x: Company, p: Person, plan: str, praise: str) -> Json:

@@ -1,16 +1,16 @@
-"""Cross-service families: escalating stale tickets to account managers (tickets + crm + email), putting a
-new contact from an email into the CRM (email + crm), and a revenue report per account (crm + payments)."""
+"""Families for the account managers: escalating stale enterprise tickets to them (tickets + crm + email), and
+a revenue report per account they manage (crm + payments)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from coworkenv.servers.kit import format_time, parse_time
+from coworkenv.synth.generate.families.backdrop import backdrop
 from coworkenv.synth.generate.families.base import (
     COMMS,
     CROSS,
     DISTRACTORS,
-    MULTISTEP,
     REPORT,
     WINDOW,
     Family,
@@ -20,8 +20,9 @@ from coworkenv.synth.generate.families.base import (
     possessive,
     rx,
 )
-from coworkenv.synth.generate.families.names import FREEMAIL, OUR_DOMAIN, TITLES, USER, Company, Staff
-from coworkenv.synth.generate.families.seeds import Cast, charge, filler_mail, filler_tickets, mail, ticket
+from coworkenv.synth.generate.families.names import OUR_DOMAIN, USER, Company, Staff
+from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.seeds import Cast, charge, filler_tickets, ticket
 from coworkenv.synth.generate.families.texts import ISSUES, PLANS
 
 UNRESOLVED = ["new", "open", "pending", "hold"]
@@ -48,14 +49,34 @@ class EscalateToManagers(Family):
         self._reference(b, cast, hours, targets, managers)
         self._checks(b, cast, targets, managers)
         span = b.pick(f"{hours} hours", {24: "a day", 48: "two days", 72: "three days"}[hours])
-        return b.pick(
-            f"Some of our enterprise customers have had tickets sitting unresolved for more than {span}. For each "
-            "of those tickets, email the customer's account manager (the owner of the account in the CRM) so they "
-            "can step in, and mention the ticket in the email. Only enterprise accounts, and only tickets older "
-            f"than {span}.",
-            f"Please find every unresolved ticket older than {span} that belongs to an enterprise account (check "
-            "the tier in the CRM) and let each account's manager know by email which of their tickets are waiting.",
+        ask = Ask(
+            steps=(
+                b.pick(
+                    "find every unresolved ticket older than {span} that belongs to an enterprise account (check "
+                    "the tier in the CRM)",
+                    "look up the enterprise accounts' tickets that have been unresolved for more than {span}",
+                    "go through the unresolved tickets older than {span} of enterprise customers",
+                ),
+                b.pick(
+                    "email each account's manager (the owner of the account in the CRM) about their waiting tickets",
+                    "let each account manager know by email which of their tickets are waiting",
+                    "write to the account owner in the CRM for each of them, naming the ticket",
+                ),
+            ),
+            context=b.pick(
+                "Some of our enterprise customers have had tickets sitting unresolved for more than {span}.",
+                "The account managers want to hear about enterprise tickets that go stale.",
+                "",
+            ),
+            avoid=b.pick(
+                "Only enterprise accounts, and only tickets older than {span}.",
+                "Don't email the customers themselves.",
+                "Skip smaller accounts and fresh tickets.",
+            ),
+            topic="stale enterprise tickets",
         )
+        backdrop(b)
+        return compose(b, ask, span=span)
 
     @staticmethod
     def _seed(b: TaskBuilder, cast: Cast, hours: int) -> list[tuple[Company, Json]]:
@@ -104,6 +125,15 @@ class EscalateToManagers(Family):
                 body=f"Hi {am.first},\n\nThese tickets of your accounts have waited more than {hours} hours:\n{lines}\n\n"
                 f"Could you step in with the customer?\n\n{USER.first}",
             )
+        with b.alternative():  # the enterprise accounts first, then their tickets; one email per ticket
+            b.call("crm", "search_accounts", "enterprise", tier=["enterprise"])
+            b.call("tickets", "list_organizations", "orgs")
+            for c, t in targets:
+                b.call("tickets", "get_ticket", ticket_id=t["id"])
+                am = cast.owner[c.key]
+                b.call("crm", "get_account", account_id=cast.acc(c))
+                b.call("email", "send_message", to=[am.email], subject=f"{c.name}: ticket waiting",
+                       body=f"Hi {am.first}, ticket {t['id']} ({t['subject']}) has waited over {hours} hours.")  # fmt: skip
 
     @staticmethod
     def _checks(b: TaskBuilder, cast: Cast, targets: list[tuple[Company, Json]], managers: list[Staff]) -> None:
@@ -157,131 +187,6 @@ class EscalateToManagers(Family):
         )
 
 
-class NewContactFromEmail(Family):
-    name = "email-new-contact-to-crm"
-    scenario = "keeping the CRM up to date"
-    capabilities = (CROSS, MULTISTEP, DISTRACTORS)
-    service_options = (("email", "crm"),)
-    distractors = (
-        "other accounts with contacts of the same title; an out-of-office email from another customer; "
-        "(hard) the introduction comes from a personal address and the work address is only in the signature"
-    )
-
-    def build(self, b: TaskBuilder) -> str:
-        cast = Cast(b)
-        x = cast.company(contacts=1)
-        others = [cast.company(contacts=1) for _ in range(1 + b.targets)]
-        cast.crm()
-        cast.email(colleagues=False)
-        old = x.contacts[0]
-        new = b.names.person(b.rng.choice([t for t in TITLES if t != old.title]))
-        while new.first[0] == old.first[0]:  # addresses like j.lee@ and jamie@ must not clash
-            new = b.names.person(new.title)
-        work = x.email(new)
-        phone = f"+1 {b.rng.randrange(201, 989)} 555 02{b.rng.randrange(10, 99)}"
-        sender = work
-        body = (
-            f"Hi {USER.first},\n\nI have taken over from {old.name} as {new.title} at {x.name}. Please use me as "
-            f"your contact from now on. My direct line is {phone}.\n\nBest regards,\n{new.name}\n{new.title}, {x.name}"
-        )
-        if b.hard:
-            sender = new.address(b.rng.choice(FREEMAIL), 0)
-            body += f"\n{work}\n\n(Sent from my personal address while my work mailbox is being set up.)"
-        mail(b, (new.name, sender), f"New point of contact at {x.name}", body, b.ago(hours=b.rng.randint(1, 30)))
-        y = others[0]
-        q = y.contacts[0]
-        ooo = mail(b, (q.name, y.email(q)), "Out of office", "I am out of the office until Monday.", b.ago(hours=5))
-        b.distract(ooo["id"], *(cast.acc(o) for o in others))
-        filler_mail(b, b.n_filler())
-
-        b.call("email", "search_messages", "found", text="taken over")
-        b.call("email", "get_message", message_id={"$ref": "found.items.0.id"})
-        b.call("crm", "search_accounts", "acct", query=x.name.split()[0])
-        b.call(
-            "crm",
-            "create_contact",
-            "contact",
-            account_id=cast.acc(x),
-            name=new.name,
-            email=work,
-            title=new.title,
-            phone=phone,
-        )
-        b.call(
-            "crm",
-            "log_activity",
-            type="note",
-            subject=f"New contact: {new.name}",
-            body=f"{new.name} took over from {old.name} as {new.title}.",
-            account_id=cast.acc(x),
-            contact_id={"$ref": "contact.id"},
-        )
-
-        b.check(
-            "contact_created",
-            0.45,
-            f"{new.name} is a contact of {x.name} with their work address.",
-            {
-                "kind": "record_exists",
-                "service": "crm",
-                "table": "contacts",
-                "where": {
-                    "account_id": cast.acc(x),
-                    "email": {"equals": work, "case_insensitive": True},
-                    "name": {"contains": new.last, "case_insensitive": True},
-                },
-            },
-        )
-        b.check(
-            "contact_details",
-            0.25,
-            "The contact carries the new title and phone number.",
-            {
-                "kind": "record_exists",
-                "service": "crm",
-                "table": "contacts",
-                "where": {
-                    "email": {"equals": work, "case_insensitive": True},
-                    "title": {"contains": new.title.split()[0], "case_insensitive": True},
-                    "phone": {"regex": phone[-4:] + "$"},
-                },
-            },
-        )
-        b.check(
-            "note_logged",
-            0.3,
-            f"A note about the change is logged on {x.name}.",
-            {
-                "kind": "record_exists",
-                "service": "crm",
-                "table": "activities",
-                "where": {"account_id": cast.acc(x), "created_at": {"gte": b.now_iso}},
-            },
-        )
-        b.forbid_call(
-            "contact_on_wrong_account",
-            "Adding the person to a different company's account.",
-            "crm",
-            "create_contact",
-            {"account_id": {"in": [cast.acc(o) for o in others]}},
-            {"account_id": cast.acc(y), "name": new.name, "email": work},
-        )
-        b.forbid_call(
-            "deleted_old_contact",
-            "Deleting the previous contact, which nobody asked for (their history would lose its link).",
-            "crm",
-            "delete_contact",
-            {},
-            {"contact_id": cast.con(old)},
-        )
-        return b.pick(
-            f"I got an email from {possessive(x.name)} new {new.title} introducing themselves. Please add them to the "
-            "CRM under the right account and log a note about the change.",
-            f"Someone new at {x.name} emailed to say they're our contact now. Get them into the CRM properly (name, "
-            "email, title, phone) and note the handover on the account.",
-        )
-
-
 class RevenueReport(Family):
     name = "account-revenue-report"
     scenario = "revenue report for an account manager"
@@ -302,15 +207,7 @@ class RevenueReport(Family):
         cast.payments()
         start, end, label = b.month(1)
         totals, excluded = self._seed(b, cast, mine, theirs, start, end)
-
-        b.call("crm", "list_users", "am", query=am.person.last)
-        b.call("crm", "search_accounts", "accounts", owner_id={"$ref": "am.items.0.id"})
-        for i, c in enumerate(mine):
-            b.call("payments", "search_customers", f"cus{i}", query=c.name.split()[0])
-            customer = {"$ref": f"cus{i}.items.0.id"}
-            b.call("payments", "list_charges", customer=customer, status="succeeded", created_gte=start, created_lt=end)
-        listing = "; ".join(f"{c.name}: {money(totals[c.name])}" for c in mine)
-        b.say(f"In {label}, {am.first}'s accounts paid: {listing}.")
+        self._reference(b, am, mine, totals, (start, end, label))
         self._checks(b, mine, totals, excluded, label)
         some: Json = next(r for r in b.rows("payments", "charges") if r["status"] == "succeeded")
         b.forbid_call(
@@ -322,12 +219,23 @@ class RevenueReport(Family):
             {"charge": some["id"]},
         )
         net = " net of refunds" if b.hard else ""
-        return b.pick(
-            f"How much did {am.first}'s accounts pay us in {label}? Give me the total per account{net}, counting "
-            "only successful charges.",
-            f"For {am.name}'s review: what did each of the accounts they manage pay us in {label}{net}? Successful "
-            "charges only, please.",
+        ask = Ask(
+            steps=(
+                b.pick(
+                    "work out how much each of {first's} accounts paid us in {month}" + net,
+                    "total up what each account {first} manages paid us in {month}" + net,
+                    "add up the {month} payments of every account {manager} manages" + net,
+                ),
+            ),
+            context=b.pick("{manager} has a review coming up.", "I'm preparing {first's} account review.", ""),
+            avoid=b.pick(
+                "Count only successful charges.", "Successful charges only, please.", "Leave failed charges out."
+            ),
+            report=b.pick("give me the total per account", "tell me each account's total", "send me the figures"),
+            topic="{month} revenue for {first's} accounts",
         )
+        backdrop(b)
+        return compose(b, ask, first=am.first, manager=am.name, month=label)
 
     @staticmethod
     def _seed(
@@ -370,6 +278,27 @@ class RevenueReport(Family):
             decoy = charge(b, cast.cus(c), amount, format_time(t0 + timedelta(hours=b.rng.randint(1, span - 2))), plan)
             b.distract(cast.acc(c), decoy["id"])
         return totals, excluded
+
+    @staticmethod
+    def _reference(
+        b: TaskBuilder, am: Staff, mine: list[Company], totals: dict[str, int], month: tuple[str, str, str]
+    ) -> None:
+        start, end, label = month
+        b.call("crm", "list_users", "am", query=am.person.last)
+        b.call("crm", "search_accounts", "accounts", owner_id={"$ref": "am.items.0.id"})
+        for i, c in enumerate(mine):
+            b.call("payments", "search_customers", f"cus{i}", query=c.name.split()[0])
+            customer = {"$ref": f"cus{i}.items.0.id"}
+            b.call("payments", "list_charges", customer=customer, status="succeeded", created_gte=start, created_lt=end)
+        listing = "; ".join(f"{c.name}: {money(totals[c.name])}" for c in mine)
+        b.say(f"In {label}, {am.first}'s accounts paid: {listing}.")
+        with b.alternative():  # every charge of the month, account by account from the CRM's account records
+            b.call("crm", "search_accounts", "accounts", owner_id=am.key)
+            b.call("payments", "list_customers", "customers")
+            for c in mine:
+                b.call("payments", "list_charges", customer=f"cus_{c.key}", created_gte=start, created_lt=end)
+            b.call("payments", "list_refunds")
+            b.say(f"{label} totals for {am.name}'s accounts: {listing}.")
 
     @staticmethod
     def _checks(

@@ -1,0 +1,185 @@
+"""Does a small model learn a task family from scratch? Held-out score before and after full fine-tuning.
+
+1. Procedural tasks of one family (default ``tickets-triage-oncall``, easy): ``--train`` for demonstrations,
+   ``--heldout`` others (seeds from 100000) for evaluation.
+2. Demonstrations: each training task's reference solution played through the harness (``replay``), graded,
+   exported by the harness's exporter with the compact tool list (``export --template compact``) and the task's
+   closing reply where the reference has none.
+3. A Qwen2-style model built offline from scratch (``train tiny``: ``--layers``/``--hidden``, tokenizer trained
+   on the rendered demonstrations), scored on the held-out tasks through the harness with the ``hf:`` agent
+   (``template=compact``, greedy), fully fine-tuned (``train sft --full``), scored again.
+
+Reports mean score and pass rate before/after, and the same on the held-out tasks whose answers (the string
+values of the reference's tool arguments, less those in ≥ 10 % of training tasks: enums and priors) never
+appear in training — a model that guesses the family's common answers scores there only by copying.
+
+Reproduce:  HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py            # ~40 min on 2 cores
+            HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py --quick    # ~2 min: plumbing, not learning
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from coworkenv.harness.agents.builtin import ReplayAgent
+from coworkenv.harness.agents.hf_agent import HFAgent
+from coworkenv.harness.episode import EpisodeConfig, run_episode
+from coworkenv.harness.export import ExportParams, export_records, token_lengths
+from coworkenv.harness.trajectory import Trajectory
+from coworkenv.synth.contract.task import Task, ToolStep, is_ref
+from coworkenv.synth.generate.families import get_family
+from coworkenv.train.options import SFTOptions
+from coworkenv.train.sft import run_sft
+from coworkenv.train.tiny import build_tiny, parameter_count
+
+FULL = {"train": 1200, "heldout": 24, "layers": 4, "hidden": 256, "vocab": 4096, "steps": 2400, "batch": 1}
+QUICK = {"train": 60, "heldout": 4, "layers": 2, "hidden": 64, "vocab": 1024, "steps": 30, "batch": 2}
+
+
+def make_tasks(family: str, services: tuple[str, ...], difficulty: str, seeds: range) -> list[Task]:
+    return [get_family(family).make(services, difficulty, seed) for seed in seeds]  # type: ignore[arg-type]
+
+
+def answers(task: Task) -> set[str]:
+    """The string values the reference writes into its tool calls (``$ref`` values excluded)."""
+    found: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if is_ref(value):
+            return
+        if isinstance(value, str):
+            found.add(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for step in task.reference_solution:
+        if isinstance(step, ToolStep):
+            walk(step.arguments)
+    return found
+
+
+def unseen(train: list[Task], heldout: list[Task]) -> list[Task]:
+    """Held-out tasks with an uncommon answer, none of whose uncommon answers appears in a training task."""
+    counts = Counter(a for t in train for a in answers(t))
+    common = {a for a, n in counts.items() if n >= 0.1 * len(train)}
+    return [t for t in heldout if (own := answers(t) - common) and not own & set(counts)]
+
+
+def demonstrations(tasks: list[Task], out: Path) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    trajectories = [anyio.run(run_episode, task, ReplayAgent()) for task in tasks]
+    params = ExportParams(min_score=1.0, template="compact")
+    rows, dropped = export_records(trajectories, params, {t.id: t for t in tasks})
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return rows, {k: v for k, v in dropped.items() if v}
+
+
+async def _episode(task: Task, agent: HFAgent, config: EpisodeConfig) -> Trajectory:
+    return await run_episode(task, agent, config=config)
+
+
+def evaluate(model_dir: Path, tasks: list[Task], args: argparse.Namespace) -> dict[str, Any]:
+    agent = HFAgent(str(model_dir), template="compact", max_new_tokens=args.max_new_tokens)
+    config = EpisodeConfig(max_turns=args.max_turns, max_tool_calls=args.max_turns * 2, wall_time_s=900)
+    runs: list[Trajectory] = [anyio.run(_episode, t, agent, config) for t in tasks]
+    return {
+        "score": round(sum(r.score for r in runs) / len(runs), 3),
+        "pass_rate": round(sum(r.passed for r in runs) / len(runs), 3),
+        "tool_calls_ok": sum(1 for r in runs for s in r.steps if s.outcome == "ok"),
+        "tool_calls": sum(len(r.steps) for r in runs),
+        "by_task": {r.task_id: round(r.score, 3) for r in runs},
+    }
+
+
+def subset(result: dict[str, Any], tasks: list[Task]) -> dict[str, Any]:
+    scores = [result["by_task"][t.id] for t in tasks]
+    if not scores:
+        return {"tasks": 0}
+    return {"tasks": len(scores), "score": round(sum(scores) / len(scores), 3)}
+
+
+def curve(losses: list[float], points: int = 10) -> list[float]:
+    every = max(1, len(losses) // points)
+    return [round(x, 3) for x in losses[::every]] + ([round(losses[-1], 3)] if losses else [])
+
+
+def parse() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="A small run that checks the plumbing (~2 min).")
+    parser.add_argument("--family", default="tickets-triage-oncall")
+    parser.add_argument("--services", default="tickets")
+    parser.add_argument("--difficulty", default="easy")
+    for name in ("train", "heldout", "layers", "hidden", "vocab", "steps", "batch"):
+        parser.add_argument(f"--{name}", type=int, help=f"[default: {FULL[name]}, --quick {QUICK[name]}]")
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--max-length", type=int, default=2048)
+    parser.add_argument("--max-new-tokens", type=int, default=96)
+    parser.add_argument("--max-turns", type=int, default=8)
+    parser.add_argument("--work", default="bench-learn-work", help="Scratch folder (data, models, result.json).")
+    args = parser.parse_args()
+    for name, value in (QUICK if args.quick else FULL).items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    if args.quick:
+        args.max_new_tokens, args.max_turns = min(args.max_new_tokens, 48), min(args.max_turns, 4)
+    return args
+
+
+def main() -> None:
+    for key in ("HF_HUB_OFFLINE", "TQDM_DISABLE", "HF_DATASETS_DISABLE_PROGRESS_BARS"):
+        os.environ.setdefault(key, "1")
+    args = parse()
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    services = tuple(args.services.split("+"))
+    t0 = time.perf_counter()
+    train = make_tasks(args.family, services, args.difficulty, range(args.train))
+    heldout = make_tasks(args.family, services, args.difficulty, range(100_000, 100_000 + args.heldout))
+    novel = unseen(train, heldout)
+    rows, dropped = demonstrations(train, work / "demos.jsonl")
+    print(f"demonstrations: {len(rows)} of {len(train)} (dropped/closed: {dropped or 'none'}); "
+          f"{len(novel)} of {len(heldout)} held-out tasks have answers never seen in training")  # fmt: skip
+    base = build_tiny(work / "base", 0, args.vocab, args.layers, args.hidden, work / "demos.jsonl")
+    lengths = token_lengths(rows, args.max_length, str(base))
+    print(f"model: {parameter_count(base):,} parameters; {lengths.line() if lengths else 'no rows'}")
+    t1 = time.perf_counter()
+    before = evaluate(base, heldout, args)
+    print(f"before: score {before['score']} pass {before['pass_rate']} ({time.perf_counter() - t1:.0f} s)")
+    options = SFTOptions(
+        data=str(work / "demos.jsonl"), model=str(base), out=str(work / "sft"), full=True, max_steps=args.steps,
+        lr=args.lr, batch_size=args.batch, grad_accum=1, max_length=args.max_length,
+        logging_steps=max(1, args.steps // 50),
+    )  # fmt: skip
+    t2 = time.perf_counter()
+    result = run_sft(options)
+    sft_s = time.perf_counter() - t2
+    print(f"SFT: {result.steps} steps, loss {result.first_loss:.3f} -> {result.last_loss:.3f} ({sft_s:.0f} s)")
+    after = evaluate(work / "sft", heldout, args)
+    print(f"after:  score {after['score']} pass {after['pass_rate']}")
+    unseen_scores = {"tasks": [t.id for t in novel], "before": subset(before, novel), "after": subset(after, novel)}
+    summary: dict[str, Any] = {
+        "args": vars(args), "demonstrations": len(rows), "dropped": dropped, "parameters": parameter_count(base),
+        "lengths": lengths.__dict__ if lengths else None, "before": before, "after": after,
+        "unseen_answers": unseen_scores,
+        "sft_loss_curve": curve(result.losses), "sft_s": round(sft_s, 1), "wall_s": round(time.perf_counter() - t0, 1),
+    }  # fmt: skip
+    (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    print(f"held-out score {before['score']:.3f} -> {after['score']:.3f}, pass {before['pass_rate']:.2f} -> "
+          f"{after['pass_rate']:.2f}; unseen-answer tasks {unseen_scores['before']} -> "
+          f"{unseen_scores['after']}; loss curve {summary['sft_loss_curve']}; "
+          f"total {summary['wall_s']} s")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

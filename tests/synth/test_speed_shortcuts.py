@@ -1,0 +1,89 @@
+"""Validation's shortcuts change nothing: a run continuing the reference from what it left is the run played from
+the start, a grade without words has the same numbers, and shared dumps hold the same rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from coworkenv.synth.contract.grader import grade_trial
+from coworkenv.synth.contract.library import example_ids, load_example
+from coworkenv.synth.contract.runner import Trial, fresh_environment, initial_dump, run_steps
+from coworkenv.synth.contract.task import Task
+
+pytestmark = pytest.mark.anyio
+
+
+def _audit(trial: Trial) -> list[dict[str, Any]]:
+    return [{k: v for k, v in vars(r).items() if k not in ("wall_time", "duration_ms")} for r in trial.audit]
+
+
+def _extra(task: Task) -> list[Any]:
+    return [f.example for f in task.forbidden_actions if f.example is not None]
+
+
+@pytest.mark.parametrize("task_id", example_ids())
+async def test_a_run_that_continues_the_reference_matches_a_run_from_the_start(
+    task_id: str, anyio_backend: str
+) -> None:
+    extras = _extra(load_example(task_id))
+    if not extras:
+        pytest.skip("no forbidden example to play after the reference")
+    steps = [*load_example(task_id).reference_solution, extras[0]]
+    cold = load_example(task_id)  # a task object that has not played its reference: played from the start
+    from_start = await run_steps(cold, steps)
+    warm = load_example(task_id)
+    await run_steps(warm, warm.reference_solution)  # keeps what the reference left
+    assert "after_reference" in warm._cache
+    continued = await run_steps(warm, steps)
+    assert continued.state == from_start.state
+    assert _audit(continued) == _audit(from_start)
+    assert continued.messages == from_start.messages
+    assert [(o.index, o.ok, o.data, o.text) for o in continued.outcomes] == [
+        (o.index, o.ok, o.data, o.text) for o in from_start.outcomes
+    ]
+    assert grade_trial(warm, continued) == grade_trial(cold, from_start)
+
+
+async def test_a_changed_reference_is_played_again_not_continued(anyio_backend: str) -> None:
+    task = load_example(example_ids()[0])
+    await run_steps(task, task.reference_solution)
+    shorter = task.reference_solution[:-1]
+    task.reference_solution = shorter
+    trial = await run_steps(task, [*shorter, *task.reference_solution[-1:]])
+    assert len(trial.outcomes) == len(shorter) + 1
+
+
+@pytest.mark.parametrize("task_id", example_ids())
+async def test_a_grade_without_words_has_the_same_numbers(task_id: str, anyio_backend: str) -> None:
+    task = load_example(task_id)
+    for steps in ([], task.reference_solution, task.reference_solution[:1]):
+        trial = await run_steps(task, steps)
+        full, bare = grade_trial(task, trial), grade_trial(task, trial, explain=False)
+        assert (bare.score, bare.completion, bare.safety, bare.passed) == (
+            full.score,
+            full.completion,
+            full.safety,
+            full.passed,
+        )
+        assert [c.passed for c in bare.checks] == [c.passed for c in full.checks]
+        assert [f.triggered for f in bare.forbidden] == [f.triggered for f in full.forbidden]
+        assert bare.unexplained == full.unexplained
+
+
+async def test_a_fork_of_a_written_environment_dumps_what_it_holds(anyio_backend: str) -> None:
+    task = load_example("tickets-triage-new-urgent")
+    base = initial_dump(task)
+    env = fresh_environment(task)
+    try:
+        for step in task.reference_solution:
+            if hasattr(step, "tool"):
+                await env.call(step.service, step.tool, step.arguments)
+        child = env.fork()
+        try:
+            assert child.dump_over(base) == env.dump() == child.dump()
+        finally:
+            child.close()
+    finally:
+        env.close()

@@ -1,0 +1,181 @@
+"""The trl environment over our tasks: tools from the MCP specs, fresh state per reset, the grader as reward,
+user messages after tool calls, and the same behaviour against a running MCP server over HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("trl")
+
+from mcp import Client
+
+from coworkenv.harness.agents.registry import make_agent
+from coworkenv.harness.episode import run_episode
+from coworkenv.servers.kit import Environment
+from coworkenv.servers.registry import get_service
+from coworkenv.synth.contract.grader import grade
+from coworkenv.synth.contract.task import Task, UserSpec, UserTurn
+from coworkenv.synth.contract.taskfile import load_task
+from coworkenv.train.trl_backends import pristine
+from coworkenv.train.trl_env import (
+    CoworkEnvironment,
+    TaskEnvironment,
+    http_factory,
+    json_tools,
+    score_reward,
+    task_rows,
+    trl_environments,
+)
+from coworkenv.train.trl_tools import plain_schema
+
+EXAMPLES = Path(__file__).parents[2] / "synth" / "examples"
+TASK = load_task(EXAMPLES / "tickets-triage-new-urgent.json")
+MULTI = load_task(EXAMPLES / "escalate-stale-enterprise-to-account-managers.json")
+
+
+def replay(task: Task) -> Any:
+    async def go() -> Any:
+        with anyio.fail_after(30):
+            return await run_episode(task, make_agent("replay"))
+
+    return anyio.run(go)
+
+
+def play(env: TaskEnvironment, steps: Any) -> None:
+    for step in steps:
+        getattr(env, step.name)(**step.arguments)
+
+
+async def mcp_tools(service: str) -> list[Any]:
+    with anyio.fail_after(30), Environment.create([service]) as env:
+        async with Client(env.server(service)) as client:
+            return list((await client.list_tools()).tools)
+
+
+@pytest.mark.parametrize("service", ["tickets", "crm", "payments", "calendar"])
+def test_tool_methods_and_their_schemas_are_the_mcp_tools_less_the_bounds_type_hints_cannot_say(
+    service: str,
+) -> None:
+    listed = anyio.run(mcp_tools, service)
+    schemas = {t["function"]["name"]: t["function"] for t in json_tools(CoworkEnvironment.for_services([service]))}
+    assert sorted(schemas) == sorted(f"{service}__{t.name}" for t in listed)
+    for tool in listed:
+        mine = schemas[f"{service}__{tool.name}"]
+        served = dict(tool.input_schema)
+        assert mine["description"] == (tool.description or "").strip()
+        assert set(mine["parameters"].get("required", [])) == set(served.get("required", []))
+        for name, prop in served.get("properties", {}).items():
+            got = dict(mine["parameters"]["properties"][name])
+            assert got.pop("description") == " ".join(str(prop.get("description") or name).split())
+            assert got == plain_schema(prop, served)
+
+
+def test_the_reward_of_a_replayed_solution_equals_the_graders_score_and_the_harness_episode() -> None:
+    episode = replay(MULTI)
+    rows, factory = trl_environments([MULTI])
+    assert callable(factory)
+    env = factory()
+    assert env.reset(**rows[0]) == MULTI.request
+    play(env, episode.steps)
+    env._set_said(episode.said)
+    state = env._backend.env
+    assert env.get_reward() == grade(MULTI, state.dump(), state.audit(), episode.said).score
+    assert env.get_reward() == episode.grade.score == 1.0
+    assert env.anchors[0] == pristine_hash(MULTI)
+    assert score_reward([[{"role": "assistant", "content": s} for s in episode.said]], [env]) == [1.0]
+
+
+def pristine_hash(task: Task) -> str:
+    with Environment.create(task.seeds(), now=task.now) as env:
+        return env.state_hash()
+
+
+def test_each_reset_forks_fresh_seeded_state_so_a_pooled_instance_leaks_nothing() -> None:
+    rows, factory = trl_environments([TASK])
+    env = factory()  # type: ignore[operator]
+    env.reset(**rows[0])
+    play(env, replay(TASK).steps)
+    assert env._backend.env.state_hash() != pristine_hash(TASK)
+    env.reset(**rows[0])
+    assert env._backend.env.state_hash() == pristine_hash(TASK)
+    assert env._backend.env.audit() == [] and env.calls == [] and env.get_reward() == 0.0
+
+
+def test_a_bad_argument_is_the_kits_invalid_arguments_answer_and_an_unknown_record_a_business_error() -> None:
+    rows, factory = trl_environments([TASK])
+    env = factory()  # type: ignore[operator]
+    env.reset(**rows[0])
+    assert env.tickets__get_ticket(ticket_id="x" * 5000).startswith("Error: Invalid arguments for get_ticket")
+    assert env.tickets__get_ticket(ticket_id="tkt_nope").startswith("Error")
+    assert [outcome for outcome in (r.outcome for r in env._backend.env.audit())] == ["invalid_arguments", "error"]
+
+
+def test_rows_route_tasks_with_different_services_to_their_own_environment_class() -> None:
+    rows, factories = trl_environments([TASK, MULTI], owns_reward=False)
+    assert isinstance(factories, dict) and sorted(factories) == ["crm+email+tickets", "tickets"]
+    assert [r["environment"] for r in rows] == ["tickets", "crm+email+tickets"]
+    assert not hasattr(factories["tickets"], "get_reward")
+    assert rows[0]["prompt"][1] == {"role": "user", "content": ""}
+    assert "tickets__get_ticket" in dir(factories["tickets"]) and "crm__get_account" not in dir(factories["tickets"])
+
+
+def test_a_user_message_due_after_a_tool_call_arrives_with_that_calls_result() -> None:
+    first = replay(TASK).steps[0]
+    service, _, tool = first.name.partition("__")
+    turn = UserTurn(message="FYI: Kim is on call today.", when={"after_tool": f"{service}.{tool}"})  # type: ignore[arg-type]
+    task = TASK.model_copy(update={"user": UserSpec(turns=[turn])})
+    env = CoworkEnvironment.for_services(task.services)()
+    env.reset(**task_rows([task])[0])
+    result = getattr(env, first.name)(**first.arguments)
+    assert result.endswith("(Message from the user: FYI: Kim is on call today.)")
+
+
+@pytest.fixture
+def served_tickets(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """``coworkenv serve tickets --transport http`` on 127.0.0.1 with TASK's seed and clock."""
+    db, seed = tmp_path / "tickets.db", tmp_path / "seed.json"
+    seed.write_text(json.dumps(TASK.seed("tickets")), encoding="utf-8")
+    cmd = [sys.executable, "-m", "coworkenv.servers", "serve", "tickets", "--db", str(db), "--seed", str(seed)]
+    cmd += ["--now", TASK.now, "--transport", "http", "--port", "0"]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=dict(os.environ))
+    watchdog = threading.Timer(60, proc.kill)
+    watchdog.start()
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        watchdog.cancel()
+        assert "http://127.0.0.1:" in line, line
+        yield line.strip().rsplit(" ", 1)[-1], str(db)
+    finally:
+        watchdog.cancel()
+        proc.terminate()
+        proc.communicate(timeout=10)
+
+
+@pytest.mark.slow
+def test_against_a_running_mcp_server_the_tools_answer_and_the_reward_match_the_direct_door(
+    served_tickets: tuple[str, str],
+) -> None:
+    steps = replay(TASK).steps
+    rows, factory = trl_environments([TASK], connect=http_factory([{"tickets": served_tickets}]))
+    remote, local = factory(), trl_environments([TASK])[1]()  # type: ignore[operator]
+    for _ in range(2):  # the second reset puts the served database back
+        for env in (remote, local):
+            env.reset(**rows[0])
+        answers = [(getattr(remote, s.name)(**s.arguments), getattr(local, s.name)(**s.arguments)) for s in steps]
+        assert all(a == b for a, b in answers)
+        assert remote.get_reward() == local.get_reward() == 1.0
+    assert [r.tool for r in remote._backend.env.audit()] == [s.name.split("__")[1] for s in steps]
+    remote._backend.close()
+    assert pristine(rows[0]["task"], TASK) is not None
+    _ = get_service("tickets")

@@ -1,0 +1,136 @@
+"""`train rl --engine trl`: one CPU step of GRPOTrainer per algorithm on the tiny model, its tool calls scripted
+(a random model never calls tools), plus group reject-and-retry before advantages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("trl")
+
+from coworkenv.harness.agents.registry import make_agent
+from coworkenv.harness.episode import run_episode
+from coworkenv.synth.contract.taskfile import load_task
+from coworkenv.train.options import RLOptions
+from coworkenv.train.trl_grpo import CoworkGRPOTrainer
+from coworkenv.train.trl_rl import run_trl_rl
+
+EXAMPLES = Path(__file__).parents[2] / "synth" / "examples"
+TASK_FILE = EXAMPLES / "tickets-triage-new-urgent.json"
+
+
+def reference_calls() -> tuple[list[str], str]:
+    """The replayed reference solution as completion texts (one tool call a turn) and its closing reply."""
+
+    async def go() -> Any:
+        with anyio.fail_after(30):
+            return await run_episode(load_task(TASK_FILE), make_agent("replay"))
+
+    episode = anyio.run(go)
+    calls = [
+        "<tool_call>\n" + json.dumps({"name": s.name, "arguments": s.arguments}) + "\n</tool_call><|im_end|>"
+        for s in episode.steps
+    ]
+    return calls, (" ".join(episode.said) or "Done.") + "<|im_end|>"
+
+
+CALLS, CLOSING = reference_calls()
+
+
+class Scripted(CoworkGRPOTrainer):
+    """Generation replaced by a script: even rollouts play the reference solution, odd ones give up at once;
+    ``cut`` lists first-turn rollouts (by order of generation) whose text stops without an end-of-turn token."""
+
+    cut: tuple[int, ...] = ()
+
+    def _generate_single_turn(self, prompt_ids: Any, *args: Any, **kwargs: Any) -> tuple[list[list[int]], None]:
+        texts = []
+        for ids in prompt_ids:
+            done = self._tokenizer.decode(ids).count("<tool_response>")
+            if done == 0:
+                n = self.__dict__.setdefault("_firsts", 0)
+                self._firsts = n + 1
+                if n in self.cut:
+                    texts.append("I will look at the")
+                    continue
+                texts.append(CALLS[0] if n % 2 == 0 else "I can't help with that.<|im_end|>")
+            else:
+                texts.append(CALLS[done] if done < len(CALLS) else CLOSING)
+        return [self._tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts], None
+
+
+def options(tiny_model: Path, out: Path, algo: str, **extra: Any) -> RLOptions:
+    values: dict[str, Any] = {
+        "tasks": str(TASK_FILE),
+        "model": str(tiny_model),
+        "out": str(out),
+        "algo": algo,
+        "group_size": 2,
+        "tasks_per_step": 1,
+        "steps": 1,
+        "lr": 1e-2,
+        "lora_rank": 4,
+        "lora_alpha": 8,
+        "max_completion_length": 6000,
+        "max_tool_calls": 10,
+    }
+    return RLOptions(**(values | extra))
+
+
+@pytest.mark.parametrize("algo", ["grpo", "dr_grpo", "gdpo", "gigpo"])
+def test_one_trl_step_per_algorithm_trains_on_the_graders_rewards_and_writes_trls_output_folder(
+    tiny_model: Path, tmp_path: Path, algo: str
+) -> None:
+    history = run_trl_rl(options(tiny_model, tmp_path, algo), trainer_cls=Scripted)
+    logged = history[0]
+    names = ["completion_reward", "safety_reward"] if algo == "gdpo" else ["score_reward"]
+    for name in names:
+        assert f"rewards/{name}/mean" in logged
+    assert logged["reward"] == pytest.approx(1.5 if algo == "gdpo" else 0.5)  # gdpo: completion 0.5 + safety 1
+    assert logged["tools/call_frequency"] == pytest.approx(len(CALLS) / 2)
+    assert (tmp_path / "adapter_model.safetensors").exists()
+    state = json.loads((tmp_path / "trainer_state.json").read_text())
+    assert state["global_step"] == 1 and state["log_history"][0]["reward"] == logged["reward"]
+    assert json.loads((tmp_path / "coworkenv_rl.json").read_text())["engine"] == "trl"
+
+
+def test_gigpo_gives_each_turn_its_own_advantage_from_its_anchor_state(tiny_model: Path, tmp_path: Path) -> None:
+    from coworkenv.synth.contract.taskfile import load_task
+    from coworkenv.train.trl_rl import build_trainer
+
+    trainer = build_trainer(options(tiny_model, tmp_path, "gigpo"), [load_task(TASK_FILE)], Scripted)
+    batch = next(iter(trainer.get_train_dataloader()))
+    output = trainer._generate_and_score_completions(batch)
+    advantages, mask = output["advantages"], output["completion_mask"] * output["tool_mask"]
+    assert advantages.dim() == 2
+    solved = advantages[0][mask[0].bool()].unique().tolist()
+    gave_up = advantages[1][mask[1].bool()].unique().tolist()
+    # the give-up's one turn shares the pristine state with the solver's first turns (reads change nothing):
+    # below its episode advantage (-0.5) by the step comparison; the solver's turns differ by their state
+    assert len(gave_up) == 1 and gave_up[0] < -0.5
+    assert len(solved) >= 2 and min(solved) >= 0.5
+
+
+def test_a_group_with_a_cut_rollout_is_played_again_before_advantages(tiny_model: Path, tmp_path: Path) -> None:
+    class CutOnce(Scripted):
+        cut = (0,)
+
+    history = run_trl_rl(options(tiny_model, tmp_path, "grpo"), trainer_cls=CutOnce)
+    summary = json.loads((tmp_path / "coworkenv_rl.json").read_text())
+    assert summary["groups"] == {"incomplete": 1, "retried": 1}
+    assert history[0]["reward"] == pytest.approx(0.5)  # the retried group: one solve, one give-up
+
+
+def test_a_group_still_bad_after_its_retries_is_rejected_and_scores_nothing(tiny_model: Path, tmp_path: Path) -> None:
+    class AlwaysCut(Scripted):
+        cut = tuple(range(0, 100, 2))
+
+    run_trl_rl(options(tiny_model, tmp_path, "grpo", max_retries=1), trainer_cls=AlwaysCut)
+    summary = json.loads((tmp_path / "coworkenv_rl.json").read_text())
+    assert summary["groups"] == {"incomplete": 2, "retried": 1, "rejected": 1}
+    logged = summary["log_history"][0]
+    assert logged["reward"] != logged["reward"] or logged["reward"] is None  # NaN: nothing was scored

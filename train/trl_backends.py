@@ -1,0 +1,142 @@
+"""Where a trl environment's tool calls go: the kit's direct door (in-process, the fast path) or running MCP
+servers over streamable HTTP. Either way the environment also holds a privileged :class:`Environment` onto the
+same state, for what is never a tool: the reset, the state dump, the audit log and the grader."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Coroutine
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, TypeVar
+
+from coworkenv.servers.kit import Environment, ServiceState, SimClock
+from coworkenv.servers.registry import get_service
+from coworkenv.synth.contract.task import Task
+
+R = TypeVar("R")
+PRISTINE_CACHE = 256
+_PRISTINE: OrderedDict[str, Environment] = OrderedDict()
+
+
+def run_now(coro: Coroutine[Any, Any, R]) -> R:
+    """The result of a coroutine that never suspends (the kit's calls and the scripted user's replies), without an
+    event loop: trl calls tools from plain threads."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise RuntimeError("a call that was expected to finish at once suspended")
+
+
+def pristine(key: str, task: Task) -> Environment:
+    """The task's seeded environment (forked per rollout, never played in); the oldest are closed past the cap."""
+    env = _PRISTINE.get(key)
+    if env is None:
+        env = _PRISTINE[key] = Environment.create(task.seeds(), now=task.now)
+        while len(_PRISTINE) > PRISTINE_CACHE:
+            _PRISTINE.popitem(last=False)[1].close()
+    _PRISTINE.move_to_end(key)
+    return env
+
+
+def read_only(service: str, tool: str) -> bool:
+    spec = get_service(service).tools_by_name.get(tool)
+    return bool(spec is not None and spec.read_only)
+
+
+class Backend(Protocol):
+    env: Environment
+
+    def start(self, key: str, task: Task) -> None:
+        """Make ``env`` the task's seeded state (``key`` identifies the task's content)."""
+        ...
+
+    def call(self, service: str, tool: str, arguments: dict[str, Any]) -> tuple[str, bool, bool]:
+        """(the text the agent reads, is it an error, is the tool read-only)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class LocalBackend:
+    """A fork of the task's pristine environment per rollout; calls through the kit's dispatcher."""
+
+    def __init__(self) -> None:
+        self.env = Environment({}, SimClock())
+
+    def start(self, key: str, task: Task) -> None:
+        self.env.close()
+        self.env = pristine(key, task).fork()
+
+    def call(self, service: str, tool: str, arguments: dict[str, Any]) -> tuple[str, bool, bool]:
+        result = self.env.state(service).call_now(tool, arguments, actor="agent")
+        return result.text, result.is_error, read_only(service, tool)
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class HttpBackend:
+    """Running MCP servers, one per service, each serving a database file on this machine.
+
+    Calls go over streamable HTTP. ``start`` puts each database back to its seeded state in place (privileged:
+    the same reset as ``coworkenv serve``'s, on the same WAL file, which the server then reads) and checks that
+    it holds the task's seed and clock: MCP has no way to load another task into a running server (by design),
+    so each server set serves one task; start servers with the task's seed and ``--now``."""
+
+    def __init__(self, servers: dict[str, tuple[str, str]]) -> None:
+        self.urls = {name: url for name, (url, _) in servers.items()}
+        states = {
+            name: ServiceState.open(get_service(name), path=db, create=False) for name, (_, db) in servers.items()
+        }
+        first = next(iter(states.values()))
+        clock = SimClock(first.initial_now)
+        for state in states.values():
+            state.clock = clock
+        self.env = Environment(states, clock)
+        self._portal_cm: AbstractContextManager[Any] | None = None
+        self._portal: Any = None
+        self._clients: dict[str, Any] = {}
+        self._client_cms: list[AbstractContextManager[Any]] = []
+
+    def start(self, key: str, task: Task) -> None:
+        if set(task.services) != set(self.urls):
+            raise RuntimeError(f"task {task.id} needs {sorted(task.services)}; the servers are {sorted(self.urls)}")
+        self.env.reset()
+        want = pristine(key, task)
+        if want.dump() != self.env.dump() or want.clock.iso() != self.env.clock.iso():
+            raise RuntimeError(
+                f"the served databases do not hold task {task.id}'s seed and clock ({want.clock.iso()}): serve "
+                "each service with the task's seed and --now"
+            )
+
+    def _client(self, service: str) -> Any:
+        if self._portal is None:
+            from anyio.from_thread import start_blocking_portal
+
+            self._portal_cm = start_blocking_portal()
+            self._portal = self._portal_cm.__enter__()
+        if service not in self._clients:
+            from mcp import Client
+
+            cm = self._portal.wrap_async_context_manager(Client(self.urls[service]))
+            self._clients[service] = cm.__enter__()
+            self._client_cms.append(cm)
+        return self._clients[service]
+
+    def call(self, service: str, tool: str, arguments: dict[str, Any]) -> tuple[str, bool, bool]:
+        client = self._client(service)
+        result = self._portal.call(client.call_tool, tool, arguments)
+        text = "".join(getattr(part, "text", "") for part in result.content)
+        return text, bool(result.is_error), read_only(service, tool)
+
+    def close(self) -> None:
+        for cm in reversed(self._client_cms):
+            cm.__exit__(None, None, None)
+        self._client_cms.clear()
+        self._clients.clear()
+        if self._portal_cm is not None:
+            self._portal_cm.__exit__(None, None, None)
+            self._portal_cm = self._portal = None
+        self.env.close()

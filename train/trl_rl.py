@@ -1,0 +1,154 @@
+"""``coworkenv train rl --engine trl``: our options as a ``GRPOConfig``, our tasks as environments, one trainer.
+
+The algorithms are trl settings (GRPO: group-normalised; Dr.GRPO: ``loss_type="dr_grpo"`` with
+``scale_rewards="none"``; GDPO: completion and safety as two rewards with ``normalize_then_sum``) except GiGPO, the
+subclass's per-token advantages. β = 0 (no reference model), as Dr.GRPO and DAPO recommend. The output folder is
+trl's: checkpoints, the model (LoRA adapter unless the base model is trained in full), ``trainer_state.json`` with
+the reward logs, and our ``coworkenv_rl.json`` (options and group reject/retry counts).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from coworkenv.synth.contract.task import Task
+from coworkenv.train.options import OptionsError, RLOptions
+
+SETTINGS: dict[str, dict[str, Any]] = {
+    "grpo": {"loss_type": "grpo", "scale_rewards": "group"},
+    "dr_grpo": {"loss_type": "dr_grpo", "scale_rewards": "none"},
+    "gdpo": {"loss_type": "grpo", "scale_rewards": "group", "multi_objective_aggregation": "normalize_then_sum"},
+    "gigpo": {"loss_type": "grpo", "scale_rewards": "none"},
+}
+
+
+def on_gpu() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def grpo_config(options: RLOptions, **overrides: Any) -> Any:
+    """The ``GRPOConfig`` of these options (``overrides`` win: tests, accelerate configs)."""
+    from trl import GRPOConfig
+
+    gpu = on_gpu()
+    bf16 = options.bf16 if options.bf16 is not None else gpu
+    values: dict[str, Any] = {
+        "output_dir": options.out,
+        "num_generations": options.group_size,
+        "per_device_train_batch_size": options.group_size * options.tasks_per_step,
+        "gradient_accumulation_steps": 1,
+        "max_steps": options.steps,
+        "learning_rate": options.lr,
+        "temperature": options.temperature,
+        "max_completion_length": options.max_completion_length,
+        "max_tool_calling_iterations": options.max_tool_calls,
+        "beta": 0.0,
+        "seed": options.seed,
+        "bf16": bf16,
+        "gradient_checkpointing": options.gradient_checkpointing if options.gradient_checkpointing is not None else gpu,
+        "logging_steps": options.logging_steps,
+        "save_strategy": "no",
+        "report_to": "none",
+        "use_vllm": options.use_vllm,
+        "vllm_mode": options.vllm_mode,
+        "log_completions": False,
+        **SETTINGS[options.algo],
+    }
+    if options.vllm_server_base_url:
+        values["vllm_server_base_url"] = options.vllm_server_base_url
+    if options.algo == "gdpo":
+        weights = options.weights()
+        values["reward_weights"] = [weights.get("completion", 0.0), weights.get("safety", 0.0)]
+    values.update(overrides)
+    return GRPOConfig(**values)
+
+
+def reward_functions(algo: str) -> list[Any]:
+    from coworkenv.train.trl_env import completion_reward, safety_reward, score_reward
+
+    return [completion_reward, safety_reward] if algo == "gdpo" else [score_reward]
+
+
+def peft_config(options: RLOptions) -> Any:
+    if options.adapter:
+        return None  # the adapter comes with the model (see load_model)
+    from peft import LoraConfig
+
+    return LoraConfig(
+        r=options.lora_rank,
+        lora_alpha=options.lora_alpha,
+        lora_dropout=options.lora_dropout,
+        target_modules=options.target_modules_value(),
+        task_type="CAUSAL_LM",
+    )
+
+
+def load_model(options: RLOptions) -> Any:
+    """The model id/path for trl, or the base model with a trainable adapter (``--adapter``)."""
+    if not options.adapter:
+        return options.model
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM
+
+    return PeftModel.from_pretrained(
+        AutoModelForCausalLM.from_pretrained(options.model), options.adapter, is_trainable=True
+    )
+
+
+def build_trainer(
+    options: RLOptions, tasks: list[Task], trainer_cls: type | None = None, **config_overrides: Any
+) -> Any:
+    """The trainer for these options and tasks (not yet trained)."""
+    import datasets
+    from transformers import AutoTokenizer
+
+    from coworkenv.train.trl_env import trl_environments
+    from coworkenv.train.trl_grpo import CoworkGRPOTrainer
+
+    rows, factory = trl_environments(tasks, owns_reward=False)
+    tokenizer = AutoTokenizer.from_pretrained(options.model if not options.adapter else options.adapter)
+    cls = trainer_cls or CoworkGRPOTrainer
+    return cls(
+        model=load_model(options),
+        reward_funcs=reward_functions(options.algo),
+        args=grpo_config(options, **config_overrides),
+        train_dataset=datasets.Dataset.from_list(rows),
+        processing_class=tokenizer,
+        peft_config=peft_config(options),
+        environment_factory=factory,
+        algo=options.algo,
+        max_group_retries=options.max_retries,
+        gigpo_omega=options.gigpo_omega,
+        gigpo_gamma=options.gigpo_gamma,
+    )
+
+
+def run_trl_rl(options: RLOptions, trainer_cls: type | None = None, **config_overrides: Any) -> list[dict[str, Any]]:
+    """Train; returns trl's log history (one entry a logged step, with ``reward`` and per-reward means)."""
+    import os
+
+    from coworkenv.harness.run import load_task_set
+
+    if not options.out:
+        raise OptionsError("--out is required")
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    tasks = load_task_set([options.tasks])
+    trainer = build_trainer(options, tasks, trainer_cls, **config_overrides)
+    trainer.train()
+    out = Path(options.out)
+    trainer.save_model(str(out))
+    trainer.state.save_to_json(str(out / "trainer_state.json"))
+    summary = {
+        "engine": "trl",
+        "options": asdict(options),
+        "tasks": len(tasks),
+        "groups": dict(trainer.group_stats),
+        "log_history": trainer.state.log_history,
+    }
+    (out / "coworkenv_rl.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
+    return list(trainer.state.log_history)
