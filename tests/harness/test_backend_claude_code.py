@@ -149,7 +149,7 @@ async def test_a_missing_claude_executable_says_how_to_install_it(monkeypatch: p
 @pytest.mark.anyio
 async def test_an_episode_out_of_time_kills_claude_code_and_its_servers(fake_claude: Path) -> None:
     fake_claude.write_text(json.dumps({"turns": [{"final": ""}], "hang": True}))
-    config = EpisodeConfig(wall_time_s=3)
+    config = EpisodeConfig(wall_time_s=8)  # long enough for the fake CLI to start on a busy machine
     with anyio.fail_after(60):
         record = await run_episode(Task.model_validate(base_task()), ClaudeCodeAgent(), config=config)
     assert record.status == "timeout"
