@@ -10,6 +10,7 @@ from coworkenv.servers.docs.access import DocumentId, acting_user, document, rol
 from coworkenv.servers.docs.edits import READ_HINT, short
 from coworkenv.servers.docs.models import Comment, DocumentView, Email, Role
 from coworkenv.servers.kit import ServiceError, ToolContext, tool
+from coworkenv.servers.kit.members import shared_with, unshared
 
 _EMAIL: TypeAdapter[str] = TypeAdapter(Email)
 ShareEmail = Annotated[
@@ -96,7 +97,7 @@ def share_document(
         raise ServiceError(f"{address} owns document {document_id} and already has full access.")
     if {"email": address, "role": role} in doc["shares"]:
         return view(doc, role_now)
-    shares = [*(s for s in doc["shares"] if s["email"] != address), {"email": address, "role": role}]
+    shares = shared_with(doc["shares"], address, role)
     row = ctx.table("documents").update(document_id, {"shares": shares})
     return view(row, role_of(row, user["email"]) or role_now)
 
@@ -110,9 +111,6 @@ def unshare_document(ctx: ToolContext, document_id: DocumentId, email: ShareEmai
     address = _address(email)
     if address == user["email"]:
         raise ServiceError("You cannot take away your own access.", "Ask the document's owner or another editor.")
-    shares = [s for s in doc["shares"] if s["email"] != address]
-    if len(shares) == len(doc["shares"]):
-        names = ", ".join(s["email"] for s in doc["shares"]) or "nobody"
-        raise ServiceError(f"Document {document_id} is not shared with {address}.", f"It is shared with: {names}.")
+    shares = unshared(doc["shares"], address, f"Document {document_id}")
     row = ctx.table("documents").update(document_id, {"shares": shares})
     return view(row, role_now)

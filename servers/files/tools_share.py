@@ -9,6 +9,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 from coworkenv.servers.files.access import FileId, acting_user, file, role_of, view
 from coworkenv.servers.files.models import Email, FileView, Role
 from coworkenv.servers.kit import ServiceError, ToolContext, tool
+from coworkenv.servers.kit.members import shared_with, unshared
 
 _EMAIL: TypeAdapter[str] = TypeAdapter(Email)
 ShareEmail = Annotated[
@@ -40,7 +41,7 @@ def share_file(
         raise ServiceError(f"{address} owns file {file_id} and already has full access.")
     if {"email": address, "role": role} in row["shares"]:
         return view(ctx, row, role_now)
-    shares = [*(s for s in row["shares"] if s["email"] != address), {"email": address, "role": role}]
+    shares = shared_with(row["shares"], address, role)
     updated = ctx.table("files").update(row["id"], {"shares": shares})
     return view(ctx, updated, role_of(updated, user["email"]) or role_now)
 
@@ -54,8 +55,5 @@ def unshare_file(ctx: ToolContext, file_id: FileId, email: ShareEmail) -> FileVi
     address = _address(email)
     if address == user["email"]:
         raise ServiceError("You cannot take away your own access.", "Ask the file's owner or another editor.")
-    shares = [s for s in row["shares"] if s["email"] != address]
-    if len(shares) == len(row["shares"]):
-        names = ", ".join(s["email"] for s in row["shares"]) or "nobody"
-        raise ServiceError(f"File {file_id} is not shared with {address}.", f"It is shared with: {names}.")
+    shares = unshared(row["shares"], address, f"File {file_id}")
     return view(ctx, ctx.table("files").update(row["id"], {"shares": shares}), role_now)

@@ -1,6 +1,9 @@
-"""Who a call acts as, for services with a ``users`` table of workspace members (docs, files)."""
+"""Who a call acts as, and who a record is shared with, for services with a ``users`` table of workspace
+members (docs, files)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from coworkenv.servers.kit.context import ToolContext
 from coworkenv.servers.kit.errors import ServiceError
@@ -26,3 +29,18 @@ def acting_user(ctx: ToolContext) -> Row:
 def members_hint(ctx: ToolContext) -> str:
     emails = ", ".join(r["email"] for r in ctx.table("users").select(order_by="email"))
     return f"Members are: {emails or '(none)'}."
+
+
+def shared_with(shares: list[dict[str, Any]], address: str, role: str) -> list[dict[str, Any]]:
+    """``shares`` with ``address`` given ``role`` (in place of any role it had)."""
+    return [*(s for s in shares if s["email"] != address), {"email": address, "role": role}]
+
+
+def unshared(shares: list[dict[str, Any]], address: str, what: str) -> list[dict[str, Any]]:
+    """``shares`` without ``address``; an error naming who it is shared with when ``address`` is not there.
+    ``what`` names the record, e.g. "File fil_123"."""
+    kept = [s for s in shares if s["email"] != address]
+    if len(kept) == len(shares):
+        names = ", ".join(s["email"] for s in shares) or "nobody"
+        raise ServiceError(f"{what} is not shared with {address}.", f"It is shared with: {names}.")
+    return kept
