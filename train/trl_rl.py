@@ -59,6 +59,8 @@ def grpo_config(options: RLOptions, **overrides: Any) -> Any:
         "log_completions": False,
         **SETTINGS[options.algo],
     }
+    if not options.adapter:  # trl loads the model: in bf16 when training in bf16 (trl's own default is float32)
+        values["model_init_kwargs"] = {"dtype": "bfloat16" if bf16 else "float32"}
     if options.vllm_server_base_url:
         values["vllm_server_base_url"] = options.vllm_server_base_url
     if options.algo == "gdpo":
@@ -89,15 +91,17 @@ def peft_config(options: RLOptions) -> Any:
 
 
 def load_model(options: RLOptions) -> Any:
-    """The model id/path for trl, or the base model with a trainable adapter (``--adapter``)."""
+    """The model id/path for trl, or the base model (in bf16 when training in bf16) with a trainable adapter
+    (``--adapter``)."""
     if not options.adapter:
         return options.model
+    import torch
     from peft import PeftModel
     from transformers import AutoModelForCausalLM
 
-    return PeftModel.from_pretrained(
-        AutoModelForCausalLM.from_pretrained(options.model), options.adapter, is_trainable=True
-    )
+    bf16 = options.bf16 if options.bf16 is not None else on_gpu()
+    base = AutoModelForCausalLM.from_pretrained(options.model, dtype=torch.bfloat16 if bf16 else torch.float32)
+    return PeftModel.from_pretrained(base, options.adapter, is_trainable=True)
 
 
 def build_trainer(
