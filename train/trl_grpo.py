@@ -130,7 +130,10 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
             self._use(trial)
             new = super()._generate(prompts)
             again = set(self._bad_groups(new))
-            merged = [list(out[k]) if out[k] is not None else None for k in range(len(out))]
+            merged: list[Any] = [
+                list(out[k]) if k in _LIST_FIELDS and out[k] is not None else None for k in range(len(out))
+            ]
+            merged[5] = {key: list(values) for key, values in out[5].items()}  # extra fields: a dict of lists
             for group in bad:
                 for i in range(group * size, (group + 1) * size):
                     pool = self._environment_pool[self._batch_environments[i]]
@@ -139,7 +142,7 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
                     for k in _LIST_FIELDS:
                         if merged[k] is not None and new[k] is not None:
                             merged[k][i] = new[k][i]  # type: ignore[index]
-                    for key, values in out[5].items():
+                    for key, values in merged[5].items():
                         values[i] = new[5][key][i]
             self._use(kept)
             out = tuple(merged)
