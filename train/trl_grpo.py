@@ -141,7 +141,7 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
                     kept[i] = trial[i]
                     for k in _LIST_FIELDS:
                         if merged[k] is not None and new[k] is not None:
-                            merged[k][i] = new[k][i]  # type: ignore[index]
+                            merged[k][i] = new[k][i]
                     for key, values in merged[5].items():
                         values[i] = new[5][key][i]
             self._use(kept)
