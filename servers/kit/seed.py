@@ -6,10 +6,13 @@ service, table, record index and field, and nothing is loaded.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import json
 import re
-from collections.abc import Mapping
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +21,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from coworkenv.servers.kit.audit import MAX_DEPTH, argument_problem, clip
 from coworkenv.servers.kit.errors import SeedError
 from coworkenv.servers.kit.files import DocumentError, read_document
-from coworkenv.servers.kit.records import SEED_CONTEXT
+from coworkenv.servers.kit.records import SEED_CONTEXT, Table
 
 if TYPE_CHECKING:
     from coworkenv.servers.kit.service import Service
@@ -35,6 +38,24 @@ def _adapter(model: type[BaseModel]) -> TypeAdapter[list[Any]]:
 
 def parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
     """Validate a seed document against the service's record models; return normalised records."""
+    with paused_gc():
+        return _parse_seed(service, seed)
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector off while a bulk step makes many objects and no cycles (it would walk the
+    young records again and again: a quarter of a cold seeding's time); back on after, if it was on."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
     if not isinstance(seed, Mapping):
         raise SeedError(f"{service.name}: the seed must be an object {{table: [records]}}, got {type(seed).__name__}")
     out: Seed = {}
@@ -45,7 +66,7 @@ def parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
             raise SeedError(f"{service.name}: unknown table {table_name!r} in the seed; tables are: {known}")
         if not isinstance(records, list):
             raise SeedError(f"{service.name}.{table_name}: expected a list of records, got {type(records).__name__}")
-        for index, record in enumerate(records):
+        for index, record in enumerate(() if set(map(type, records)) <= {dict} else records):
             if not isinstance(record, Mapping):
                 raise SeedError(
                     f"{service.name}.{table_name}[{index}]: expected an object, got {type(record).__name__}"
@@ -68,7 +89,7 @@ def parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
                 f"{where} field {field!r}: {err['msg'].removeprefix('Value error, ')} (got {clip(repr(err.get('input')), 200)})"
             ) from exc
         ids = [row["id"] for row in clean]
-        if len(set(ids)) != len(ids) or not _storable_in_bulk(clean):  # find the first problem, record by record
+        if len(set(ids)) != len(ids) or not _storable_in_bulk(table, clean):  # find the first problem, record by record
             seen: set[str] = set()
             for index, row in enumerate(clean):
                 _check_storable(f"{service.name}.{table_name}[{index}]", row)
@@ -84,21 +105,69 @@ def parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
 
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _INNERMOST = re.compile(r"\[\]|\{\}")
-_LONG_NUMBER = re.compile(r"\d{19,}")
-_encode_json = json.JSONEncoder(ensure_ascii=False).encode
+_SCALARS = frozenset({str, int, float, bool})
 
 
-def _storable_in_bulk(rows: list[dict[str, Any]]) -> bool:
-    """True when no record of a validated table can break :func:`_check_storable`, checked on the table's JSON
-    at C speed: valid Unicode, no number of 19 digits or more (one might not fit 64 bits), nesting well within
+def _no_default(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_encode_value = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+    None, _no_default, json.encoder.encode_basestring, None, ":", ",", True, False, True
+)
+"""The C encoder behind ``json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, called
+without that function's per-call set-up (validated records hold plain JSON values, never cycles)."""
+
+
+def encode_json_column(values: Iterable[Any]) -> list[str | None]:
+    """Each value as the compact, key-sorted JSON text a JSON column stores (None stays None)."""
+    join = "".join
+    return [None if v is None else join(_encode_value(v, 0)) for v in values]
+
+
+def _storable_in_bulk(table: Table, rows: list[dict[str, Any]]) -> bool:
+    """True when no record of a validated table can break :func:`_check_storable`, checked column by column at C
+    speed: text that encodes as UTF-8, top-level integers within 64 bits, JSON nesting well within
     :data:`MAX_DEPTH`. False says only "look record by record" (which names the first bad one)."""
+    if not rows:
+        return True
+    if not _same_layout(rows, table.column_names):  # a model that dumps more than its columns
+        return False
     try:
-        text = _encode_json(rows)
-        text.encode("utf-8")
+        for column, values in zip(table.columns, _transpose(rows), strict=True):
+            present = [v for v in values if v is not None]
+            if not present:
+                continue
+            types = set(map(type, present))
+            if int in types:
+                ints = [v for v in present if type(v) is int]
+                if min(ints) < SQLITE_MIN_INT or max(ints) > SQLITE_MAX_INT:
+                    return False
+            if column.kind != "json" and types <= _SCALARS:
+                if str in types:
+                    "\x00".join([v for v in present if type(v) is str]).encode("utf-8")
+                continue
+            text = "[" + ",".join(["".join(_encode_value(v, 0)) for v in present]) + "]"
+            text.encode("utf-8")
+            if not _shallow(text):
+                return False
     except (UnicodeEncodeError, ValueError, TypeError, RecursionError):
         return False
-    if _LONG_NUMBER.search(text):
-        return False
+    return True
+
+
+def _same_layout(rows: list[dict[str, Any]], names: tuple[str, ...]) -> bool:
+    """True when every row holds exactly ``names``, in that order (as a record model's dumps do)."""
+    return {tuple(row) for row in rows} == {names}
+
+
+def _transpose(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """The columns of rows that all hold the same keys in the same order (a ValueError where lengths differ)."""
+    return list(zip(*map(dict.values, rows), strict=True))
+
+
+def _shallow(text: str) -> bool:
+    """True when the JSON ``text`` nests fewer than ``MAX_DEPTH // 2`` levels."""
     unescaped = text.replace("\\\\", "").replace('\\"', "")  # no escaped quote left inside a string
     brackets = _NOT_BRACKET.sub("", "".join(unescaped.split('"')[::2]))  # outside the strings
     for _ in range(MAX_DEPTH // 2):  # each pass drops the innermost level
@@ -125,15 +194,55 @@ def _check_references(service: Service, seed: Seed) -> None:
     """Every reference field names a record of its target table in the same seed."""
     ids = {name: {r["id"] for r in rows} for name, rows in seed.items()}
     for table in service.tables:
+        rows = seed.get(table.name, [])
         for ref_field, target in table.refs:
             known = ids.get(target, set())
-            for index, row in enumerate(seed.get(table.name, [])):
-                value = row.get(ref_field)
+            values = [row.get(ref_field) for row in rows]
+            try:
+                if set(values).issubset(known) or set(values).difference(known) == {None}:
+                    continue
+            except TypeError:  # something unhashable: look value by value
+                pass
+            for index, value in enumerate(values):
                 if value is not None and value not in known:
                     raise SeedError(
                         f"{service.name}.{table.name}[{index}] field {ref_field!r}: {value!r} is not the id of "
                         f"any {target} record in the seed"
                     )
+
+
+def insert_seed(conn: sqlite3.Connection, service: Service, seed: Seed) -> None:
+    """Insert a seed :func:`parse_seed` returned into the service's (empty) tables, inside the caller's
+    transaction: one ``executemany`` a table, the values encoded a column at a time (JSON columns by the C
+    encoder), stored exactly as ``TableStore.insert`` stores a record."""
+    with paused_gc():
+        _insert_seed(conn, service, seed)
+
+
+def _insert_seed(conn: sqlite3.Connection, service: Service, seed: Seed) -> None:
+    for name, rows in seed.items():
+        table = service.tables_by_name[name]
+        if not rows:
+            continue
+        if _same_layout(rows, table.column_names):
+            transposed: Iterable[Sequence[Any]] = _transpose(rows)
+        else:
+            transposed = ([row.get(c) for row in rows] for c in table.column_names)
+        columns: list[Sequence[Any]] = []
+        for column, values in zip(table.columns, transposed, strict=True):
+            if column.kind == "json":
+                columns.append(encode_json_column(values))
+            elif column.kind == "bool":
+                columns.append([None if v is None else int(bool(v)) for v in values])
+            else:
+                columns.append(values)
+        conn.executemany(_insert_sql(table), zip(*columns, strict=True))
+
+
+@functools.cache
+def _insert_sql(table: Table) -> str:
+    quoted = ", ".join(f'"{n}"' for n in table.column_names)
+    return f'INSERT INTO "{table.name}" ({quoted}) VALUES ({", ".join("?" * len(table.columns))})'
 
 
 def load_seed(path: str | Path) -> dict[str, Any]:
