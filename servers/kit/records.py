@@ -133,7 +133,11 @@ class Table:
     def ddl(self) -> list[str]:
         cols = ", ".join(f'"{c.name}" {c.sql_type}' + (" PRIMARY KEY" if c.name == "id" else "") for c in self.columns)
         out = [f'CREATE TABLE IF NOT EXISTS "{self.name}" ({cols}) WITHOUT ROWID']
-        for idx in self.indexes:
-            name = f"ix_{self.name}_{'_'.join(idx)}"
+        for name, idx in zip(self.index_names, self.indexes, strict=True):
             out.append(f'CREATE INDEX IF NOT EXISTS "{name}" ON "{self.name}" ({", ".join(idx)})')
         return out
+
+    @property
+    def index_names(self) -> tuple[str, ...]:
+        """The names of the table's extra indexes, in :attr:`indexes` order."""
+        return tuple(f"ix_{self.name}_{'_'.join(idx)}" for idx in self.indexes)

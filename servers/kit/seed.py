@@ -212,31 +212,38 @@ def _check_references(service: Service, seed: Seed) -> None:
 
 
 def insert_seed(conn: sqlite3.Connection, service: Service, seed: Seed) -> None:
-    """Insert a seed :func:`parse_seed` returned into the service's (empty) tables, inside the caller's
+    """Insert a seed :func:`parse_seed` returned into the service's empty tables, inside the caller's
     transaction: one ``executemany`` a table, the values encoded a column at a time (JSON columns by the C
-    encoder), stored exactly as ``TableStore.insert`` stores a record."""
+    encoder), stored exactly as ``TableStore.insert`` stores a record; a table's indexes are built after its
+    rows are in (one sort instead of a B-tree insert a row)."""
     with paused_gc():
-        _insert_seed(conn, service, seed)
+        for name, rows in seed.items():
+            if rows:
+                _insert_table(conn, service.tables_by_name[name], rows)
 
 
-def _insert_seed(conn: sqlite3.Connection, service: Service, seed: Seed) -> None:
-    for name, rows in seed.items():
-        table = service.tables_by_name[name]
-        if not rows:
-            continue
-        if _same_layout(rows, table.column_names):
-            transposed: Iterable[Sequence[Any]] = _transpose(rows)
+def _insert_table(conn: sqlite3.Connection, table: Table, rows: list[dict[str, Any]]) -> None:
+    if _same_layout(rows, table.column_names):
+        transposed: Iterable[Sequence[Any]] = _transpose(rows)
+    else:
+        transposed = ([row.get(c) for row in rows] for c in table.column_names)
+    columns: list[Sequence[Any]] = []
+    for column, values in zip(table.columns, transposed, strict=True):
+        if column.kind == "json":
+            columns.append(encode_json_column(values))
+        elif column.kind == "bool":
+            columns.append([None if v is None else int(bool(v)) for v in values])
         else:
-            transposed = ([row.get(c) for row in rows] for c in table.column_names)
-        columns: list[Sequence[Any]] = []
-        for column, values in zip(table.columns, transposed, strict=True):
-            if column.kind == "json":
-                columns.append(encode_json_column(values))
-            elif column.kind == "bool":
-                columns.append([None if v is None else int(bool(v)) for v in values])
-            else:
-                columns.append(values)
-        conn.executemany(_insert_sql(table), zip(*columns, strict=True))
+            columns.append(values)
+    indexes = table.ddl()[1:]
+    empty = not indexes or conn.execute(f'SELECT 1 FROM "{table.name}" LIMIT 1').fetchone() is None
+    if indexes and empty:
+        for name in table.index_names:
+            conn.execute(f'DROP INDEX IF EXISTS "{name}"')
+    conn.executemany(_insert_sql(table), zip(*columns, strict=True))
+    if indexes and empty:
+        for statement in indexes:
+            conn.execute(statement)
 
 
 @functools.cache

@@ -31,10 +31,13 @@ def _stored(service: Service, seed: dict[str, list[dict[str, Any]]], bulk: bool)
             for table in service.tables:
                 TableStore(conn, table).insert_many(seed.get(table.name, []))
         conn.execute("COMMIT")
-        return {
+        stored = {
             t.name: [tuple(map(type, r)) + tuple(r) for r in conn.execute(f'SELECT * FROM "{t.name}" ORDER BY id')]
             for t in service.tables
         }
+        stored["(schema)"] = sorted(conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall())
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        return stored
     finally:
         conn.close()
 
