@@ -10,7 +10,8 @@ its JSON reaches each size. For each size it times, in this one run:
   the inserts, and keeping the seeded image;
 - again: a second environment from the same seed (a copy of the cached image);
 - fork: ``Environment.fork`` of a live one;
-- memory: what one more live environment holds (its database pages, and Python objects by tracemalloc);
+- memory: what one more live environment holds (its database pages, and Python objects by tracemalloc), and the
+  process's resident memory per live environment, fresh and once every row was read;
 and the same create for a baseline commit (``--baseline``, in a subprocess importing its ``servers/``), and
 tau2's retail database (2.7 MB) load and size when given a tau2 Python and tree (see ``bench_tau2.py``).
 Nothing here passes or fails: it reports.
@@ -99,13 +100,40 @@ def measure(service: str, sizes: tuple[float, ...], runs: int) -> dict[str, Any]
         heap = (tracemalloc.get_traced_memory()[0] - before) / len(live) / 2**20
         tracemalloc.stop()
         pages = [s.conn.execute("PRAGMA page_count").fetchone()[0] * 4096 for s in live[0].states.values()]
+        for env in live:
+            env.close()
+        gc.collect()
+        rss0 = _rss_mb()
+        live = [Environment.create(seed) for _ in range(RSS_ENVS)]
+        rss1 = _rss_mb()
+        for env in live:
+            env.dump()  # every row read once, as a grader does: SQLite's page cache fills
+        gc.collect()
+        rss2 = _rss_mb()
         row.update(
             cold_ms=cold, cold_cpu_ms=cold_cpu, again_ms=again, fork_ms=fork, heap_mb=heap, db_mb=sum(pages) / 2**20
         )
+        if rss0 is not None and rss1 is not None and rss2 is not None:
+            row.update(rss_mb=(rss1 - rss0) / RSS_ENVS, rss_read_mb=(rss2 - rss0) / RSS_ENVS)
         for env in live:
             env.close()
         out[str(mb)] = row
     return out
+
+
+RSS_ENVS = 8
+
+
+def _rss_mb() -> float | None:
+    """This process's resident memory (Linux), which sees SQLite's own allocations that tracemalloc does not."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
 
 
 def run_json(cmd: list[str]) -> Any:
@@ -150,6 +178,11 @@ def main() -> None:
             f"  memory per live environment  {row['db_mb'] + row['heap_mb']:6.1f} MB"
             f" (database {row['db_mb']:.1f} MB, Python objects {row['heap_mb']:.1f} MB)"
         )
+        if "rss_mb" in row:
+            print(
+                f"  resident memory per live environment  {row['rss_mb']:6.1f} MB fresh,"
+                f" {row['rss_read_mb']:6.1f} MB once every row was read (SQLite page cache)"
+            )
         if mb in base:
             b = base[mb]
             cold = p50(b["cold_ms"])
