@@ -1,6 +1,7 @@
 """Cold seeding at scale: an environment from a seed of about 1, 3 and 7 MB of JSON, and its memory.
 
-Run:  python bench/bench_seed.py                        (this tree vs the kit before issue 15, side by side)
+Run:  python bench/bench_seed.py                        (this tree vs the kit before issue 15, alternated)
+      python bench/bench_seed.py --baseline REV         (this tree vs any revision, e.g. before a change)
       python bench/bench_seed.py --quick
       python bench/bench_seed.py --tau2-python /tmp/tau2venv/bin/python --tau2-src /tmp/tau2src
 
@@ -148,6 +149,14 @@ def _rss_mb() -> float | None:
     return None
 
 
+def _merge(into: dict[str, Any], more: dict[str, Any]) -> None:
+    """Pool the timing samples of two measurements by size (memory figures: the later one)."""
+    for size, row in more.items():
+        mine = into.setdefault(size, {})
+        for key, value in row.items():
+            mine[key] = mine.get(key, []) + value if isinstance(value, list) else value
+
+
 def run_json(cmd: list[str]) -> Any:
     proc = subprocess.run(cmd, check=True, capture_output=True, text=True)
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -162,19 +171,24 @@ def main() -> None:
     parser.add_argument("--tau2-src", type=Path)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)  # worker: import coworkenv from here
     opts = parser.parse_args()
-    runs = 3 if opts.quick else 7
+    runs = 3 if opts.quick else 5
     if opts.root:
         _use_root(opts.root.resolve())
         print(json.dumps(measure(opts.service, SIZES_MB, runs)))
         return
     base: dict[str, Any] = {}
+    ours: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
+        root = None
         if opts.baseline:
             from bench_calls import baseline_tree
 
             root = baseline_tree(opts.baseline, Path(tmp) / "base")
-            base = run_json([sys.executable, str(HERE), "--root", str(root), "--service", opts.service, "--quick"])
-    ours = measure(opts.service, SIZES_MB, runs)
+        for _ in range(2):  # alternate, so that both see the same load on shared cores
+            if root is not None:
+                worker = [sys.executable, str(HERE), "--root", str(root), "--service", opts.service]
+                _merge(base, run_json([*worker, *(["--quick"] if opts.quick else [])]))
+            _merge(ours, measure(opts.service, SIZES_MB, runs))
     tau2 = None
     if opts.tau2_python and opts.tau2_src:
         worker = [opts.tau2_python, str(HERE.parent / "bench_tau2.py"), "--src", str(opts.tau2_src)]
@@ -212,6 +226,8 @@ def main() -> None:
     else:
         print("\n(tau2 not run: pass --tau2-python and --tau2-src; see bench_tau2.py)")
     cmd = "python bench/bench_seed.py" + (" --quick" if opts.quick else "")
+    if opts.baseline != BASELINE:
+        cmd += f" --baseline {opts.baseline!r}"
     if opts.tau2_python:
         cmd += f" --tau2-python {opts.tau2_python} --tau2-src {opts.tau2_src}"
     print(f"\nReproduce: {cmd}")
