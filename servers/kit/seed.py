@@ -187,7 +187,8 @@ def _check_storable(where: str, row: Mapping[str, Any]) -> None:
             )
     problem = argument_problem(dict(row))
     if problem is not None:
-        raise SeedError(f"{where}: {problem.replace('arguments', 'the record', 1)}")
+        said = problem.replace("the arguments nest", "the record nests", 1).replace("arguments", "the record", 1)
+        raise SeedError(f"{where}: {said}")
 
 
 def _check_references(service: Service, seed: Seed) -> None:
