@@ -52,6 +52,7 @@ at most one optional character (``refunds?.*total``)."""
 
 _REPEATS = {_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT}
 _SAMPLE = [*range(0x250), 0x2028, 0x3000, 0x0660, 0x4E00, 0xAC00, 0xFF10, 0x1F600]
+_SAMPLE_SET = frozenset(_SAMPLE)
 
 _NESTED = (
     "a repeated group holds a repeat that can end anywhere ((a+)+, (.*)*, (\\s*\\w+)+), which backtracks "
@@ -265,17 +266,48 @@ def _info(seq: list[Any]) -> _Item:
 
 # ---------------------------------------------------------------------------------------------- characters
 def _overlap(a: tuple[tuple[Any, Any], ...], b: tuple[tuple[Any, Any], ...]) -> bool:
-    """Can some character be consumed by both sets? Case is ignored (a conservative answer)."""
+    """Can some character be consumed by both sets? Case is ignored (a conservative answer).
+
+    The characters tried are a fixed sample of the code points (:data:`_SAMPLE`) and those next to the sets' own
+    characters. Which sample characters a set consumes is worked out once per set (:func:`_sample_members`: a
+    pattern's sets are mostly the same few, ``.`` ``\\s`` ``\\w`` and letters, across patterns)."""
     if not a or not b:
         return False
+    try:
+        return _overlap_cached(a, b)
+    except TypeError:  # an atom that cannot be hashed (never made by :func:`_info`): worked out afresh
+        return _overlap_of(a, b, _sample_of(a), _sample_of(b))
+
+
+@lru_cache(maxsize=16384)
+def _overlap_cached(a: tuple[tuple[Any, Any], ...], b: tuple[tuple[Any, Any], ...]) -> bool:
+    return _overlap_of(a, b, _sample_members(a), _sample_members(b))
+
+
+def _overlap_of(
+    a: tuple[tuple[Any, Any], ...], b: tuple[tuple[Any, Any], ...], sample_a: frozenset[int], sample_b: frozenset[int]
+) -> bool:
+    if not sample_a.isdisjoint(sample_b):
+        return True
     in_a, in_b = _holds(a), _holds(b)
-    for code in set(_SAMPLE) | _codes(a) | _codes(b):
+    for code in (_codes(a) | _codes(b)) - _SAMPLE_SET:
         if not 0 <= code <= 0x10FFFF:
             continue
         forms = _forms(code)
         if in_a(forms) and in_b(forms):
             return True
     return False
+
+
+@lru_cache(maxsize=8192)
+def _sample_members(atoms: tuple[tuple[Any, Any], ...]) -> frozenset[int]:
+    return _sample_of(atoms)
+
+
+def _sample_of(atoms: tuple[tuple[Any, Any], ...]) -> frozenset[int]:
+    """The characters of :data:`_SAMPLE` the set consumes (in one of their case forms)."""
+    holds = _holds(atoms)
+    return frozenset(code for code in _SAMPLE_SET if holds(_forms(code)))
 
 
 @lru_cache(maxsize=4096)
