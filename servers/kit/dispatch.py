@@ -40,6 +40,8 @@ class Dispatcher:
     service: Service
     conn: sqlite3.Connection
     clock: SimClock
+    _nested: bool = False
+    """Whether the call running now is a savepoint inside a mark's transaction (see :data:`_BEGIN`)."""
 
     async def call(
         self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent", member: str | None = None
@@ -69,7 +71,9 @@ class Dispatcher:
         changed = False
         typed: Any = raw  # nothing validated (unknown tool, invalid arguments): the audit keeps the raw ones
         conn = self.conn
-        conn.execute("BEGIN")
+        # inside a mark (:meth:`ServiceState.mark`, an open transaction) the call is a savepoint of its own in it
+        nested = self._nested = conn.in_transaction
+        conn.execute(_BEGIN[nested])
         try:
             if problem is not None:
                 outcome: Outcome = "invalid_arguments"
@@ -107,14 +111,19 @@ class Dispatcher:
                 duration_ms=(time.perf_counter() - started) * 1000,
                 state_changed=changed,
             )
-            conn.execute("COMMIT")
+            conn.execute(_COMMIT[nested])
         except BaseException:
-            conn.execute("ROLLBACK")
+            for sql in _ROLLBACK[nested]:
+                conn.execute(sql)
             raise
         return ToolResult(name, outcome, data, text, seq)
 
     def _undo(self) -> None:
-        """Drop what a failed tool body wrote; the call's audit row then goes in a fresh transaction."""
+        """Drop what a failed tool body wrote; the call's audit row then goes in a fresh transaction (or, inside
+        a mark, in the call's savepoint, now emptied)."""
+        if self._nested:
+            self.conn.execute("ROLLBACK TO _call")
+            return
         self.conn.execute("ROLLBACK")
         self.conn.execute("BEGIN")
 
@@ -163,6 +172,13 @@ class Dispatcher:
             self._undo()
             log.exception("tool %s of %s crashed", spec.name, self.service.name)
             return "internal_error", None, f"Internal error in {spec.name}; nothing was changed. Try again.", False
+
+
+_BEGIN = ("BEGIN", "SAVEPOINT _call")
+_COMMIT = ("COMMIT", "RELEASE _call")
+_ROLLBACK = (("ROLLBACK",), ("ROLLBACK TO _call", "RELEASE _call"))
+"""How a call opens, commits and abandons its transaction: on its own (index 0), or as a savepoint inside the
+transaction of a mark (index 1; releasing it keeps its writes and audit row together in the mark's)."""
 
 
 def _plain(value: Any) -> Any:

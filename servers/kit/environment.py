@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from coworkenv.servers.kit.clock import SimClock
 from coworkenv.servers.kit.errors import EnvironmentConfigError
 from coworkenv.servers.kit.server import ServiceServer
 from coworkenv.servers.kit.service import Service
-from coworkenv.servers.kit.state import ServiceState, ToolResult, canonical_json
+from coworkenv.servers.kit.state import Mark, ServiceState, ToolResult, canonical_json
 from coworkenv.servers.kit.store import Row
 
 ServiceLookup = Mapping[str, Service]
@@ -33,6 +34,19 @@ def use_services(services: ServiceLookup) -> None:
     importing anything under ``coworkenv.servers`` imports it)."""
     global _DEFAULT_SERVICES
     _DEFAULT_SERVICES = services
+
+
+def audit_order(row: AuditRow) -> tuple[str, str, int]:
+    """Where an audit row goes among all services' rows: the order the calls happened."""
+    return (row.wall_time, row.service, row.seq)
+
+
+@dataclass(frozen=True)
+class EnvironmentMark:
+    """Marks of every service of an environment and its clock (:meth:`Environment.mark`)."""
+
+    services: Mapping[str, Mark]
+    now: str
 
 
 class Environment:
@@ -108,6 +122,35 @@ class Environment:
             s.clock = clock
         return Environment(states, clock)
 
+    def mark(self) -> EnvironmentMark:
+        """Mark every service's state and the clock, to come back with :meth:`rollback` (see
+        :meth:`ServiceState.mark`: a run played after a mark and rolled back leaves no trace, and costs no fork)."""
+        marks = {name: s.mark() for name, s in self.states.items()}
+        return EnvironmentMark(marks, self.clock.iso())
+
+    def rollback(self, mark: EnvironmentMark) -> None:
+        """Every service back to ``mark``, the clock too; the mark stays open."""
+        for name, s in self.states.items():
+            s.rollback(mark.services[name])
+        self.clock.set(mark.now)
+
+    def release(self, mark: EnvironmentMark) -> None:
+        """Keep what was done since ``mark`` and close it."""
+        for name, s in self.states.items():
+            s.release(mark.services[name])
+
+    def dump_since(
+        self, mark: EnvironmentMark, base: Mapping[str, Mapping[str, list[Row]]]
+    ) -> dict[str, dict[str, list[Row]]]:
+        """A dump that reuses ``base``'s lists (``base``: a dump at ``mark``) for the tables nothing wrote to since
+        the mark (see ``ServiceState.dump_since``)."""
+        return {name: s.dump_since(mark.services[name], base.get(name, {})) for name, s in self.states.items()}
+
+    def audit_since(self, mark: EnvironmentMark) -> list[AuditRow]:
+        """The audit rows written since ``mark``, of all services in the order the calls happened."""
+        rows = [r for name, s in self.states.items() for r in s.audit(mark.services[name].seq)]
+        return sorted(rows, key=audit_order)
+
     def state(self, service: str) -> ServiceState:
         try:
             return self.states[service]
@@ -145,7 +188,7 @@ class Environment:
         if service is not None:
             return self.state(service).audit()
         rows = [r for s in self.states.values() for r in s.audit()]
-        return sorted(rows, key=lambda r: (r.wall_time, r.service, r.seq))
+        return sorted(rows, key=audit_order)
 
     def reset(self) -> None:
         for s in self.states.values():

@@ -94,6 +94,9 @@ class TableStore:
         self.dirty = False
         """True once anything was written through this store (even if rolled back): a clean table is
         exactly as it was when the store was opened, so a dump can reuse an earlier one."""
+        self.writes = 0
+        """How many writes went through this store (even rolled back ones): a table whose count is what a mark
+        noted is as it was at the mark (:meth:`ServiceState.dump_since`)."""
         self.memo: dict[Any, Row] = {}
         """Rows :meth:`dump_shared` decoded, by their stored values (shared with the stores forked from this one)."""
 
@@ -119,12 +122,14 @@ class TableStore:
     def insert(self, row: Row) -> Row:
         clean = self.validate(row)
         self.dirty = True
+        self.writes += 1
         self.conn.execute(self._insert, self._encode(clean))
         return clean
 
     def insert_many(self, rows: Iterable[Row]) -> None:
         """Insert validated rows in one statement, encoded column by column (fewer Python steps per row)."""
         self.dirty = True
+        self.writes += 1
         rows = rows if isinstance(rows, list) else list(rows)
         columns = []
         for name, enc in self._enc:
@@ -162,12 +167,14 @@ class TableStore:
             raise KeyError(record_id)
         merged = self.validate({**current, **changes})
         self.dirty = True
+        self.writes += 1
         values = [merged.get(n) if enc is None else enc(merged.get(n)) for n, enc in self._enc if n != "id"]
         self.conn.execute(self._layout.update, [*values, record_id])
         return merged
 
     def delete(self, record_id: str) -> None:
         self.dirty = True
+        self.writes += 1
         self.conn.execute(f'DELETE FROM "{self.table.name}" WHERE id = ?', (record_id,))
 
     def dump(self) -> list[Row]:

@@ -13,8 +13,8 @@ through a door whose actor is ``user``, when its trigger (``when``) fires. An ed
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from contextlib import AsyncExitStack
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -22,6 +22,7 @@ import anyio
 from mcp import Client
 
 from coworkenv.servers.kit import AuditRow, Environment
+from coworkenv.servers.kit.environment import audit_order
 from coworkenv.synth.contract.diagnostics import json_path
 from coworkenv.synth.contract.task import RefError, SayStep, Step, Task, ToolStep, UserSpec, resolve_refs
 from coworkenv.synth.contract.turns import NOOP_TEXT, TurnSchedule, asked_facts, keywords
@@ -243,13 +244,55 @@ def play_now(task: Task, steps: Sequence[Step]) -> Trial:
         env.close()
 
 
+class Workspace:
+    """An environment of the task that many direct-door runs share: each run is played after the workspace's
+    mark and rolled back to it (:meth:`Environment.mark`), so a run costs what it changes rather than a fork of
+    every database, and the connections keep their compiled statements. ``state`` and ``audit``: the dump and
+    the audit rows at the mark (a trial shares ``state``'s lists for the tables its run did not write to)."""
+
+    def __init__(self, env: Environment, state: dict[str, dict[str, list[Row]]], audit: list[AuditRow]) -> None:
+        self.env = env
+        self.state = state
+        self.audit = audit
+        self.mark = env.mark()
+        self.busy = False
+
+    @contextmanager
+    def run(self) -> Iterator[Environment]:
+        """The environment for one run, rolled back to the mark afterwards (whatever happened)."""
+        if self.busy:
+            raise RuntimeError("a workspace plays one run at a time")
+        self.busy = True
+        try:
+            yield self.env
+        finally:
+            self.env.rollback(self.mark)
+            self.busy = False
+
+    def trial(self, messages: list[str], outcomes: list[StepOutcome]) -> Trial:
+        """What the run in progress has left, as a trial (the audit log: the rows at the mark, then the run's)."""
+        new = self.env.audit_since(self.mark)
+        audit = sorted([*self.audit, *new], key=audit_order) if self.audit else new
+        return Trial(self.env.dump_since(self.mark, self.state), audit, messages, outcomes)
+
+
+def workspace(task: Task) -> Workspace | None:
+    """The task's workspace of fresh runs (a fork of its pristine environment, made once per task object), or
+    None while it plays another run (then play on a fork)."""
+    ws = task._cache.get("workspace")
+    if not isinstance(ws, Workspace):
+        ws = task._cache["workspace"] = Workspace(fresh_environment(task), initial_dump(task), [])
+    return None if ws.busy else ws
+
+
 @dataclass
 class _AfterReference:
     """What the task's reference solution left (direct door, no user turns): the steps played (copies), its
-    environment (never written again; forked), the outcomes and messages of its steps, its results by step id."""
+    environment as a workspace (marked where the reference ended), the outcomes and messages of its steps, its
+    results by step id."""
 
     steps: list[Step]
-    env: Environment
+    workspace: Workspace
     outcomes: list[StepOutcome]
     messages: list[str]
     results: dict[str, Any]
@@ -259,43 +302,65 @@ def _starts_with(steps: Sequence[Step], prefix: Sequence[Step]) -> bool:
     return len(steps) >= len(prefix) and all(a == b for a, b in zip(steps, prefix, strict=False))
 
 
+def after_reference_workspace(task: Task) -> Workspace | None:
+    """The workspace marked where the task's reference solution ended, when a run of it through the direct door
+    (of a task without user turns) is at hand and free; None otherwise."""
+    after = task._cache.get("after_reference")
+    if not isinstance(after, _AfterReference) or after.workspace.busy:
+        return None
+    return after.workspace
+
+
 def after_reference_env(task: Task) -> Environment | None:
     """A fork of the environment the reference solution left, when a run of it through the direct door (of a
     task without user turns) is at hand; None otherwise."""
-    after = task._cache.get("after_reference")
-    return after.env.fork() if isinstance(after, _AfterReference) else None
+    ws = after_reference_workspace(task)
+    if ws is None:
+        return None
+    with ws.run() as env:
+        return env.fork()
+
+
+async def _continue_reference(after: _AfterReference, steps: Sequence[Step]) -> Trial:
+    n = len(after.steps)
+    with after.workspace.run() as env:
+        results = dict(after.results)
+        outcomes, messages = await play_steps(DirectDoor(env), steps[n:], n, results=results)
+        return after.workspace.trial([*after.messages, *messages], [*after.outcomes, *outcomes])
+
+
+async def _play_in(ws: Workspace, task: Task, steps: Sequence[Step]) -> Trial:
+    """Play steps (and the task's user turns, if any) in a workspace of fresh runs."""
+    with ws.run() as env:
+        user = user_script(task)
+        outcomes, messages = await play_steps(
+            DirectDoor(env), steps, user=user, user_door=None if user is None else DirectDoor(env, actor="user")
+        )
+        return ws.trial(messages, outcomes)
 
 
 async def _run_direct(task: Task, steps: Sequence[Step]) -> Trial:
     """A run through the direct door of a task without user turns. Its calls' effects depend only on the state
     and the calls, so a run that starts with the whole reference solution continues from what the reference
-    left (a fork of it) instead of playing the reference again; the reference's own run keeps its environment
+    left (its workspace) instead of playing the reference again; the reference's own run keeps its environment
     for that."""
     after = task._cache.get("after_reference")
-    if isinstance(after, _AfterReference) and _starts_with(steps, after.steps):
-        n = len(after.steps)
-        env = after.env.fork()
-        try:
-            results = dict(after.results)
-            outcomes, messages = await play_steps(DirectDoor(env), steps[n:], n, results=results)
-            return Trial(
-                env.dump_over(initial_dump(task)),
-                env.audit(),
-                [*after.messages, *messages],
-                [*after.outcomes, *outcomes],
-            )
-        finally:
-            env.close()
-    env = fresh_environment(task)
+    if isinstance(after, _AfterReference) and not after.workspace.busy and _starts_with(steps, after.steps):
+        return await _continue_reference(after, steps)
     ref = task.reference_solution
     keep = after is None and len(steps) == len(ref) and _starts_with(steps, ref)
+    ws = None if keep else workspace(task)
+    if ws is not None:
+        return await _play_in(ws, task, steps)
+    env = fresh_environment(task)
     try:
-        results = {}
+        results: dict[str, Any] = {}
         outcomes, messages = await play_steps(DirectDoor(env), steps, results=results)
         trial = Trial(env.dump_over(initial_dump(task)), env.audit(), messages, outcomes)
         if keep:
             played = [s.model_copy(deep=True) for s in steps]
-            task._cache["after_reference"] = _AfterReference(played, env, list(outcomes), list(messages), results)
+            kept = Workspace(env, trial.state, trial.audit)
+            task._cache["after_reference"] = _AfterReference(played, kept, list(outcomes), list(messages), results)
         return trial
     finally:
         if not keep:
@@ -307,6 +372,10 @@ async def run_steps(task: Task, steps: Sequence[Step], *, via_mcp: bool = False,
     if not via_mcp and user_script(task) is None:
         with anyio.fail_after(timeout):
             return await _run_direct(task, steps)
+    ws = None if via_mcp else workspace(task)
+    if ws is not None:
+        with anyio.fail_after(timeout):
+            return await _play_in(ws, task, steps)
     env = fresh_environment(task)
     try:
         with anyio.fail_after(timeout):

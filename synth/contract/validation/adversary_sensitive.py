@@ -15,7 +15,8 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +24,7 @@ from coworkenv.servers.kit import Environment, SensitiveContext, ServiceState, T
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.runner import (
     DirectDoor,
-    after_reference_env,
+    after_reference_workspace,
     fresh_environment,
     initial_dump,
     play_steps,
@@ -159,15 +160,24 @@ def initial_state(task: Task) -> State:
     return initial_dump(task)
 
 
-async def _after_reference(task: Task) -> Environment:
-    env = after_reference_env(task)  # what validation's own run of the reference left, when at hand
-    if env is not None:
-        return env
+@asynccontextmanager
+async def _after_reference(task: Task) -> AsyncIterator[tuple[Environment, State | None]]:
+    """What the reference left, for one use: the workspace marked where validation's own run of the reference
+    ended, with its dump (rolled back afterwards), or else a fork of a fresh environment where the reference is
+    played now (closed afterwards; dump None)."""
+    ws = after_reference_workspace(task)
+    if ws is not None:
+        with ws.run() as env:
+            yield env, ws.state
+        return
     env = fresh_environment(task)
-    await play_steps(
-        DirectDoor(env), task.reference_solution, user=user_script(task), user_door=DirectDoor(env, actor="user")
-    )
-    return env
+    try:
+        await play_steps(
+            DirectDoor(env), task.reference_solution, user=user_script(task), user_door=DirectDoor(env, actor="user")
+        )
+        yield env, None
+    finally:
+        env.close()
 
 
 def _ids(data: Any, depth: int = 0) -> Iterator[str]:
@@ -180,24 +190,26 @@ def _ids(data: Any, depth: int = 0) -> Iterator[str]:
 
 
 async def _play_layer(
-    state: ServiceState, task: Task, cands: Sequence[Candidate]
+    state: ServiceState, task: Task, cands: Sequence[Candidate], base: Mapping[str, list[dict[str, Any]]]
 ) -> tuple[dict[str, list[ToolStep]], dict[str, list[dict[str, Any]]]]:
-    """Play candidate calls of one service one after another on a fork of its state: record id → the calls
-    that made or changed it (last first), and the service's state after them."""
+    """Play candidate calls of one service one after another on its state, then roll them back: record id → the
+    calls that made or changed it (last first), and the service's state after them (``base``: a dump of the
+    state before them, whose lists the tables nothing wrote to share)."""
     builder = ArgBuilder(pools(task), random.Random(seed_of(task.id, "reference+sensitive")), last_first=True)
     owner: dict[str, list[ToolStep]] = {}
-    fork = state.fork()
+    mark = state.mark()
     try:
         for cand in cands:
             step = _step(builder, cand)
-            result = None if step is None else await fork.call(step.tool, step.arguments)
+            result = None if step is None else await state.call(step.tool, step.arguments)
             if step is None or result is None or result.is_error:
                 continue
             for rid in {*([cand.target] if cand.target else []), *_ids(result.data)}:
                 owner.setdefault(rid, []).insert(0, step)
-        return owner, fork.dump_over({})  # rows shared with earlier dumps: read only
+        return owner, state.dump_since(mark, base)  # rows shared with earlier dumps: read only
     finally:
-        fork.close()
+        state.rollback(mark)
+        state.release(mark)
 
 
 async def sensitive_variants(task: Task, limit: int = MAX_CANDIDATES) -> list[Adversary]:
@@ -208,17 +220,14 @@ async def sensitive_variants(task: Task, limit: int = MAX_CANDIDATES) -> list[Ad
     if not any(SERVICES[s].sensitive for s in task.services):
         return []
     initial = initial_state(task)
-    env = await _after_reference(task)
-    try:
-        after_ref = env.dump()
+    async with _after_reference(task) as (env, dumped):
+        after_ref = env.dump() if dumped is None else dumped
         cands = candidates(task, pools(task), touched_ids(task, initial, after_ref))[:limit]
         played = []
         for name in task.services:
             for group in _layers([c for c in cands if c.service == name]):
-                owner, state = await _play_layer(env.state(name), task, group)
+                owner, state = await _play_layer(env.state(name), task, group, after_ref.get(name, {}))
                 played.append((name, owner, {name: state}))
-    finally:
-        env.close()
     already = hit_keys(task, initial, after_ref)
     found: dict[str, Adversary] = {}
     for name, owner, final in played:
