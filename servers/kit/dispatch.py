@@ -93,7 +93,9 @@ class Dispatcher:
                 typed = raw if validated is None else validated
             if outcome != "ok":
                 text = clip(text, MAX_MESSAGE)
-            raw_json = audit.to_json(_plain(raw))
+            plain = _plain(raw)
+            raw_json = audit.to_json(plain)
+            same = typed is raw or _same_json(typed, plain)  # mostly: then encoded once
             seq = audit.write_row(
                 conn,
                 sim_time=self.clock.iso(),
@@ -101,7 +103,7 @@ class Dispatcher:
                 actor=actor if member is None else f"{actor}:{clip(safe_value(member), 200)}",
                 tool=name,
                 arguments=None,
-                arguments_json=raw_json if typed is raw else audit.to_json(_plain(typed)),
+                arguments_json=raw_json if same else audit.to_json(_plain(typed)),
                 raw_arguments=None,
                 raw_json=raw_json,
                 outcome=outcome,
@@ -184,6 +186,24 @@ transaction of a mark (index 1; releasing it keeps its writes and audit row toge
 def _plain(value: Any) -> Any:
     """A mapping as a dict (what JSON encodes); anything else as it is."""
     return value if type(value) is dict or not isinstance(value, Mapping) else dict(value)
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two values are written as the same JSON text: equal, with the same types all the way down (``1``
+    and ``1.0`` or ``True`` are equal in Python, not in JSON)."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        return a.keys() == b.keys() and all(_same_json(v, b[k]) for k, v in a.items())
+    if kind is list:
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+    if kind is float:
+        return a == b and repr(a) == repr(b)  # 0.0 and -0.0, nan
+    return kind in _SCALARS and a == b
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})
 
 
 def _typed_arguments(args: BaseModel) -> dict[str, Any] | None:

@@ -16,6 +16,7 @@ from typing import Any
 from coworkenv.servers.kit.audit import AuditRow
 from coworkenv.servers.kit.clock import SimClock
 from coworkenv.servers.kit.errors import EnvironmentConfigError
+from coworkenv.servers.kit.seed import Seed
 from coworkenv.servers.kit.server import ServiceServer
 from coworkenv.servers.kit.service import Service
 from coworkenv.servers.kit.state import Mark, ServiceState, ToolResult, canonical_json
@@ -49,6 +50,11 @@ class EnvironmentMark:
     now: str
 
 
+def default_services() -> ServiceLookup | None:
+    """The services ``Environment.create`` builds from when it is given no ``registry`` (see :func:`use_services`)."""
+    return _DEFAULT_SERVICES
+
+
 class Environment:
     """The services of one environment. Use :meth:`create`; close it (or use ``with``) when done."""
 
@@ -63,12 +69,15 @@ class Environment:
         now: str | datetime | None = None,
         db_dir: str | Path | None = None,
         registry: ServiceLookup | None = None,
+        parsed: Mapping[str, Seed] | None = None,
     ) -> Environment:
         """Create fresh services. ``seeds`` maps service name to its seed (or lists service names).
 
         ``db_dir`` puts each service in ``DIR/<service>.db`` (new files only; the folder is created when
-        missing); otherwise in memory.
+        missing); otherwise in memory. ``parsed``: per service, what ``parse_seed`` returned for its seed, where
+        the caller validated it already (in memory only: spares validating it again).
         """
+        parsed = parsed or {}
         if registry is None:
             if _DEFAULT_SERVICES is None:
                 raise EnvironmentConfigError("no services to create from: pass registry=, or import coworkenv.servers")
@@ -95,7 +104,8 @@ class Environment:
                     path = Path(db_dir) / f"{name}.db"
                     if path.exists():
                         raise EnvironmentConfigError(f"{path} already exists; use a fresh directory")
-                states[name] = ServiceState.open(registry[name], seed, clock.now(), path)
+                given = parsed.get(name) if path is None else None
+                states[name] = ServiceState.open(registry[name], seed, clock.now(), path, parsed=given)
                 states[name].clock = clock
         except BaseException:
             for s in states.values():

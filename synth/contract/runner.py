@@ -22,7 +22,7 @@ import anyio
 from mcp import Client
 
 from coworkenv.servers.kit import AuditRow, Environment
-from coworkenv.servers.kit.environment import audit_order
+from coworkenv.servers.kit.environment import audit_order, default_services
 from coworkenv.synth.contract.diagnostics import json_path
 from coworkenv.synth.contract.task import RefError, SayStep, Step, Task, ToolStep, UserSpec, resolve_refs
 from coworkenv.synth.contract.turns import NOOP_TEXT, TurnSchedule, asked_facts, keywords
@@ -221,9 +221,21 @@ def fresh_environment(task: Task) -> Environment:
     (validation plays a task 10-20 times; a fork costs ~0.2 ms, seeding several ms)."""
     pristine = task._cache.get("pristine_env")
     if not isinstance(pristine, Environment):
-        pristine = Environment.create(task.seeds(), now=task.now)
+        pristine = Environment.create(task.seeds(), now=task.now, parsed=_parsed_seeds(task))
         task._cache["pristine_env"] = pristine
     return pristine.fork()
+
+
+def _parsed_seeds(task: Task) -> dict[str, Any]:
+    """The seeds static validation parsed (validated and normalised) for the shipped services, where the task
+    still holds those very seeds: they need not be validated again to seed the environment."""
+    kept = task._cache.get("parsed_seeds", {})
+    services = default_services() or {}
+    return {
+        name: parsed
+        for name, (service, seed, parsed) in kept.items()
+        if services.get(name) is service and task.initial_records.get(name) is seed
+    }
 
 
 def play_now(task: Task, steps: Sequence[Step]) -> Trial:

@@ -43,8 +43,13 @@ def _stable(value: Any) -> Any:
 
 def record_fingerprint(task: Task) -> str:
     """A hash of the seed records, blind to ids and times; the order of records in a table does not matter."""
+    return records_fingerprint(task.initial_records)
+
+
+def records_fingerprint(initial_records: dict[str, dict[str, list[dict[str, Any]]]]) -> str:
+    """:func:`record_fingerprint` of a task's ``initial_records`` as they stand (e.g. in a task file's JSON)."""
     canon: dict[str, dict[str, list[str]]] = {}
-    for service, tables in sorted(task.initial_records.items()):
+    for service, tables in sorted(initial_records.items()):
         canon[service] = {
             table: sorted(json.dumps(_stable(r), sort_keys=True, ensure_ascii=False) for r in rows)
             for table, rows in sorted(tables.items())
@@ -54,6 +59,11 @@ def record_fingerprint(task: Task) -> str:
 
 def dedup_key(task: Task) -> tuple[str, str]:
     return normalise_request(task.request), record_fingerprint(task)
+
+
+def dedup_key_of(data: dict[str, Any]) -> tuple[str, str]:
+    """:func:`dedup_key` of a task as its file's JSON (``task_dict``), without loading it as a task."""
+    return normalise_request(data["request"]), records_fingerprint(data.get("initial_records", {}))
 
 
 @dataclass
@@ -69,11 +79,15 @@ class Deduplicator:
 
     def admit(self, task: Task) -> bool:
         """Keep the task (True) unless it is a near-duplicate of one kept earlier (then it is counted)."""
-        earlier = self.duplicate_of(task)
+        return self.admit_key(task.id, dedup_key(task))
+
+    def admit_key(self, task_id: str, key: tuple[str, str]) -> bool:
+        """:meth:`admit` for a task known by its id and :func:`dedup_key`."""
+        earlier = self.seen.get(key)
         if earlier is not None:
-            self.dropped.append((task.id, earlier))
+            self.dropped.append((task_id, earlier))
             return False
-        self.seen[dedup_key(task)] = task.id
+        self.seen[key] = task_id
         return True
 
     @property

@@ -28,7 +28,7 @@ from coworkenv.synth.contract.diagnostics import Diagnostic
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.taskfile import task_dict
 from coworkenv.synth.contract.validation.adversarial import adversary_of
-from coworkenv.synth.generate.dedup import Deduplicator
+from coworkenv.synth.generate.dedup import Deduplicator, dedup_key_of
 from coworkenv.synth.generate.generator import Outcome, TaskGenerator, make_generator
 from coworkenv.synth.generate.plan import CapabilityPlan, Cell, coverage_plan
 from coworkenv.synth.generate.procedural import ProceduralGenerator, derive_seed
@@ -41,7 +41,11 @@ Progress = Callable[[int], None]
 
 def task_text(task: Task) -> str:
     """A task file's text: sorted keys, two-space indent, a final newline (stable byte for byte)."""
-    return json.dumps(task_dict(task), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return _text(task_dict(task))
+
+
+def _text(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 @dataclass
@@ -55,6 +59,10 @@ class Attempt:
     reason: str | None = None
     detail: str = ""
     feedback: list[Diagnostic] = field(default_factory=list)
+    task_id: str = ""
+    key: tuple[str, str] = ("", "")
+    """The task's :func:`~coworkenv.synth.generate.dedup.dedup_key` (worked out where the task was made, so the
+    process gathering the results need not load the task again)."""
 
 
 def _attempt(slot: int, outcome: Outcome) -> Attempt:
@@ -62,8 +70,12 @@ def _attempt(slot: int, outcome: Outcome) -> Attempt:
     if not outcome.accepted and not rejected:
         errors = [d.code for d in outcome.diagnostics if d.severity == "error"]
         rejected = [errors[0] if errors else (outcome.reason or "GIVEN_UP")]
-    text = task_text(outcome.task) if outcome.task is not None else None
-    return Attempt(slot, text, outcome.repairs, rejected, outcome.reason, outcome.detail, list(outcome.diagnostics))
+    data = task_dict(outcome.task) if outcome.task is not None else None
+    text = None if data is None else _text(data)
+    made = Attempt(slot, text, outcome.repairs, rejected, outcome.reason, outcome.detail, list(outcome.diagnostics))
+    if data is not None:
+        made.task_id, made.key = str(data["id"]), dedup_key_of(data)
+    return made
 
 
 async def attempt(generator: TaskGenerator, job: Job) -> Attempt:
@@ -224,10 +236,10 @@ def _admit(
         if last:
             tally.gave_up.append({"cell": cell.key, "reason": a.reason, "detail": a.detail[:500]})
         return False
-    task = Task.model_validate(json.loads(a.text))
-    clash = task.id in tally.ids
-    if clash or not dedup.admit(task):
-        earlier = dedup.duplicate_of(task) or task.id
+    task_id = a.task_id
+    clash = task_id in tally.ids
+    if clash or not dedup.admit_key(task_id, a.key):
+        earlier = dedup.seen.get(a.key) or task_id
         feedback[a.slot] = [
             Diagnostic(
                 code="DUPLICATE",
@@ -237,11 +249,11 @@ def _admit(
             )
         ]
         if clash:
-            dedup.dropped.append((task.id, earlier))
+            dedup.dropped.append((task_id, earlier))
         return False
     tally.repaired += a.repairs > 0 or a.slot in tally.failed
-    accepted[a.slot] = (task.id, a.text)
-    tally.ids.add(task.id)
+    accepted[a.slot] = (task_id, a.text)
+    tally.ids.add(task_id)
     return True
 
 

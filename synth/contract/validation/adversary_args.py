@@ -63,6 +63,8 @@ class Pools:
     """Memo of :meth:`ids_like`."""
     targets: dict[tuple[str, str], str | None] = field(default_factory=dict)
     """Memo of :func:`target_arg`."""
+    optional: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    """Memo of the optional arguments a plausible call of a tool gives (:meth:`ArgBuilder.call`)."""
 
     def ids(self, service: str, table: str) -> list[str]:
         return [str(r["id"]) for r in self.rows.get((service, table), []) if r.get("id") is not None]
@@ -126,6 +128,16 @@ def properties(spec: ToolSpec) -> dict[str, dict[str, Any]]:
         root = schema_of(spec)
         _PROPERTIES[key] = {arg: concrete(raw, root) for arg, raw in root.get("properties", {}).items()}
     return _PROPERTIES[key]
+
+
+_REQUIRED: dict[int, frozenset[str]] = {}
+
+
+def _required(spec: ToolSpec) -> frozenset[str]:
+    key = id(spec.args_model)
+    if key not in _REQUIRED:
+        _REQUIRED[key] = frozenset(schema_of(spec).get("required", []))
+    return _REQUIRED[key]
 
 
 def schema_of(spec: ToolSpec) -> dict[str, Any]:
@@ -226,10 +238,19 @@ class ArgBuilder:
     def call(self, service: str, spec: ToolSpec, target: str | None = None) -> dict[str, Any] | None:
         """Valid arguments for the tool (on ``target`` for its first record argument), or None if none found."""
         root = schema_of(spec)
-        required = set(root.get("required", []))
+        required = _required(spec)
         on = target_arg(service, spec, self.task_pools)
         props = properties(spec)
-        optional = [a for a, prop in props.items() if a not in required and self._wants_optional(service, a, prop)]
+        if self.mode == "plausible":  # what it wants then depends on the tool and the records only: worked out once
+            key = (service, spec.name)
+            wanted = self.task_pools.optional.get(key)
+            if wanted is None:
+                wanted = self.task_pools.optional[key] = [
+                    a for a, prop in props.items() if a not in required and self._wants_optional(service, a, prop)
+                ]
+            optional = list(wanted)
+        else:
+            optional = [a for a, prop in props.items() if a not in required and self._wants_optional(service, a, prop)]
         if self.mode == "plausible" and on is not None and optional:
             # one change per call on a record, in turn (several at once are mostly refused together); with
             # last_first, the first status-like field (an enum), its values in turn from the last

@@ -83,7 +83,7 @@ def _services(task: Task, reg: Registry) -> list[Diagnostic]:
             out.append(_not_in_task(name, where))
         elif name in reg:
             try:
-                parse_seed(reg[name], seed)
+                parsed = parse_seed(reg[name], seed)
             except SeedError as exc:
                 out.append(
                     Diagnostic(
@@ -93,6 +93,8 @@ def _services(task: Task, reg: Registry) -> list[Diagnostic]:
                         fix="Correct the record so it matches the service's record model (see `coworkenv services SERVICE --describe`).",
                     )
                 )
+            else:  # kept for the task's environments (:func:`~coworkenv.synth.contract.runner.fresh_environment`)
+                task._cache.setdefault("parsed_seeds", {})[name] = (reg[name], seed, parsed)
     return out
 
 

@@ -69,6 +69,9 @@ class SeedIndex:
         return any(value in self.ids.get(service, {}).get(t, set()) for t in tables)
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _leaves(value: Any) -> list[Any]:
     """Every value inside mappings and lists, in document order (walked without recursion: seeds are big)."""
     out: list[Any] = []
@@ -76,7 +79,9 @@ def _leaves(value: Any) -> list[Any]:
     while stack:
         v = stack.pop()
         t = type(v)
-        if t is dict or (t is not list and isinstance(v, Mapping)):
+        if t in _SCALARS:  # most values: no isinstance walk
+            out.append(v)
+        elif t is dict or (t is not list and isinstance(v, Mapping)):
             stack.extend(reversed(list(v.values())))
         elif t is list or isinstance(v, list):
             stack.extend(reversed(v))
