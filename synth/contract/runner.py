@@ -379,6 +379,41 @@ async def _run_direct(task: Task, steps: Sequence[Step]) -> Trial:
             env.close()
 
 
+async def runs_without_each_step(
+    task: Task, steps: Sequence[Step], drops: Sequence[int], timeout: float = 60
+) -> dict[int, Trial] | None:
+    """For each index ``i`` in ``drops``, the trial of ``steps`` without step ``i`` (what
+    ``run_steps(task, [*steps[:i], *steps[i + 1:]])`` gives), played through the direct door in the task's
+    workspace: the steps are played once, marking the state before each step to drop, and each run without
+    step ``i`` continues from the mark before it (the last drop first), so the steps before ``i`` are not played
+    again. None when that cannot be done (a task with user turns: their triggers depend on the whole run; or the
+    workspace is busy): then play each run on its own."""
+    ws = workspace(task) if user_script(task) is None else None
+    if ws is None or not drops:
+        return None if ws is None else {}
+    wanted = sorted(set(drops))
+    out: dict[int, Trial] = {}
+    with anyio.fail_after(timeout), ws.run() as env:
+        door = DirectDoor(env)
+        results: dict[str, Any] = {}
+        outcomes: list[StepOutcome] = []
+        messages: list[str] = []
+        before: dict[int, tuple[Any, dict[str, Any], list[StepOutcome], list[str]]] = {}
+        for i in range(wanted[-1] + 1):
+            if i in wanted:
+                before[i] = (env.mark(), dict(results), list(outcomes), list(messages))
+            if i < wanted[-1]:
+                done, said = await play_steps(door, steps[i : i + 1], i, results=results)
+                outcomes += done
+                messages += said
+        for i in reversed(wanted):
+            mark, earlier, done_before, said_before = before[i]
+            env.rollback(mark)  # what steps[:i] left (the marks after it go)
+            done, said = await play_steps(door, steps[i + 1 :], i, results=dict(earlier))
+            out[i] = ws.trial([*said_before, *said], [*done_before, *done])
+    return out
+
+
 async def run_steps(task: Task, steps: Sequence[Step], *, via_mcp: bool = False, timeout: float = 60) -> Trial:
     """Play steps in a fresh environment of the task and collect the trial."""
     if not via_mcp and user_script(task) is None:

@@ -9,7 +9,13 @@ import pytest
 
 from coworkenv.synth.contract.grader import grade_trial
 from coworkenv.synth.contract.library import example_ids, load_example
-from coworkenv.synth.contract.runner import Trial, fresh_environment, initial_dump, run_steps
+from coworkenv.synth.contract.runner import (
+    Trial,
+    fresh_environment,
+    initial_dump,
+    run_steps,
+    runs_without_each_step,
+)
 from coworkenv.synth.contract.task import Task
 
 pytestmark = pytest.mark.anyio
@@ -87,3 +93,35 @@ async def test_a_fork_of_a_written_environment_dumps_what_it_holds(anyio_backend
             child.close()
     finally:
         env.close()
+
+
+def _same_run(a: Trial, b: Trial) -> None:
+    assert a.state == b.state
+    assert _audit(a) == _audit(b)
+    assert a.messages == b.messages
+    assert [(o.index, o.ok, o.data, o.text) for o in a.outcomes] == [
+        (o.index, o.ok, o.data, o.text) for o in b.outcomes
+    ]
+
+
+@pytest.mark.parametrize("task_id", example_ids())
+async def test_runs_without_each_step_match_those_runs_played_from_the_start(task_id: str, anyio_backend: str) -> None:
+    task = load_example(task_id)
+    steps = task.reference_solution
+    drops = list(range(len(steps)))
+    together = await runs_without_each_step(task, steps, drops)
+    if together is None:
+        pytest.skip("a task with user turns plays each run on its own")
+    assert sorted(together) == drops
+    for i in drops:
+        alone = await run_steps(load_example(task_id), [*steps[:i], *steps[i + 1 :]])
+        _same_run(together[i], alone)
+    _same_run(await run_steps(task, []), await run_steps(load_example(task_id), []))  # the workspace is clean again
+
+
+async def test_runs_in_the_workspace_leave_nothing_for_the_next(anyio_backend: str) -> None:
+    task = load_example("tickets-triage-new-urgent")
+    first = await run_steps(task, task.reference_solution[:-1])
+    await run_steps(task, [*_extra(task), *task.reference_solution])
+    again = await run_steps(task, task.reference_solution[:-1])
+    _same_run(first, again)

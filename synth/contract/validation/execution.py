@@ -25,7 +25,7 @@ from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.expected import expected_from_trial
 from coworkenv.synth.contract.grader import CheckResult, ForbiddenResult, Grade, grade_trial
 from coworkenv.synth.contract.matchers import short
-from coworkenv.synth.contract.runner import Trial, noop_steps, run_steps
+from coworkenv.synth.contract.runner import Trial, noop_steps, run_steps, runs_without_each_step
 from coworkenv.synth.contract.said import numbers_in
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep, is_ref
 from coworkenv.synth.contract.turns import NOOP_TEXT
@@ -323,13 +323,24 @@ async def _mutation_results(
     the reference's run (``reference``) with its own words: what is said changes nothing in the workspace."""
     results: list[MutationResult] = []
     reuse = reference is not None and (task.user is None or not task.user.turns)
-    for desc, where, steps, mutating in mutations(task)[:limit]:
+    listed = mutations(task)[:limit]
+    ref = task.reference_solution
+    # the dropped steps' runs, played at once where they can share what the steps before each left
+    drops = [
+        k
+        for k, (desc, _, steps, _) in enumerate(listed)
+        if desc.startswith("drop step") and not (reuse and _same_calls(steps, ref))
+    ]
+    played = None if via_mcp else await runs_without_each_step(task, ref, drops)
+    for k, (desc, where, steps, mutating) in enumerate(listed):
         swap = not desc.startswith("drop step")
         if swap and any(r.lost_score for r in results):
             break
-        if reuse and reference is not None and _same_calls(steps, task.reference_solution):
+        if reuse and reference is not None and _same_calls(steps, ref):
             said = [s.say for s in steps if isinstance(s, SayStep)]
             trial = Trial(reference.state, reference.audit, said)
+        elif played is not None and k in played:
+            trial = played[k]
         else:
             trial = await run_steps(task, steps, via_mcp=via_mcp)
         g = grade_trial(task, trial, explain=False)
