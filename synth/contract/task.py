@@ -271,8 +271,15 @@ def find_refs(value: Any, path: str = "") -> list[tuple[str, str]]:
     return []
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def resolve_refs(value: Any, results: Mapping[str, Any]) -> Any:
     """Replace every ``{"$ref": "step.path"}`` by the value at that path of that step's result."""
+    if type(value) is dict and "$ref" not in value:
+        flat = _flat_copy(value)
+        if flat is not None:
+            return flat
     if is_ref(value):
         step, path = split_ref(value["$ref"])
         if step not in results:
@@ -286,6 +293,21 @@ def resolve_refs(value: Any, results: Mapping[str, Any]) -> Any:
     if isinstance(value, list):
         return [resolve_refs(v, results) for v in value]
     return value
+
+
+def _flat_copy(value: dict[str, Any]) -> dict[str, Any] | None:
+    """What :func:`resolve_refs` makes of an object of plain values and lists of them (most arguments: nothing to
+    resolve, lists copied), or None for anything deeper."""
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        kind = type(v)
+        if kind in _SCALARS:
+            out[k] = v
+        elif kind is list and all(type(x) in _SCALARS for x in v):
+            out[k] = list(v)
+        else:
+            return None
+    return out
 
 
 def task_json_schema() -> dict[str, Any]:

@@ -225,7 +225,7 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 def keywords(text: str) -> set[str]:
     """Content words, lower-cased, with a plural 's' dropped (as the scripted user reads them)."""
     out = set()
-    for w in re.findall(r"[a-z0-9][a-z0-9_\-']*", text.lower()):
+    for w in set(re.findall(r"[a-z0-9][a-z0-9_\-']*", text.lower())):  # each distinct word once
         w = w.strip("'-")
         if len(w) < 3 or w in STOPWORDS:
             continue

@@ -13,6 +13,7 @@ commits that very change (:func:`reproduces`). Deterministic: seeded by the task
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -84,13 +85,18 @@ def touched_ids(task: Task, initial: State, after_reference: State) -> set[str]:
 def _by_domain(addresses: Sequence[str]) -> list[str]:
     """One address per mail domain, the rarest domains first: the company's own domain is the one most of its
     people share, so an outside audience (a customer, a stranger: :data:`STRANGER`) comes first."""
+    return list(_by_domain_of(tuple(addresses)))
+
+
+@functools.lru_cache(maxsize=256)
+def _by_domain_of(addresses: tuple[str, ...]) -> tuple[str, ...]:
     first: dict[str, str] = {STRANGER.rsplit("@", 1)[-1]: STRANGER}
     count: Counter[str] = Counter()
     for a in addresses:
         domain = a.rsplit("@", 1)[-1]
         first.setdefault(domain, a)
         count[domain] += 1
-    return [first[d] for d in sorted(first, key=lambda d: count[d])]
+    return tuple(first[d] for d in sorted(first, key=lambda d: count[d]))
 
 
 def _tool_order(spec: ToolSpec) -> tuple[bool, bool]:
