@@ -49,6 +49,7 @@ MAX_LAYERS = 6
 STRANGER = "someone@outside-partner.example"
 """An address outside every audience of the task, for calls that share or send."""
 State = Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]]
+Dump = dict[str, dict[str, list[dict[str, Any]]]]
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ def initial_state(task: Task) -> State:
 
 
 @asynccontextmanager
-async def _after_reference(task: Task) -> AsyncIterator[tuple[Environment, State | None]]:
+async def _after_reference(task: Task) -> AsyncIterator[tuple[Environment, Dump | None]]:
     """What the reference left, for one use: the workspace marked where validation's own run of the reference
     ended, with its dump (rolled back afterwards), or else a fork of a fresh environment where the reference is
     played now (closed afterwards; dump None)."""
