@@ -63,11 +63,20 @@ class Pools:
     """Memo of :meth:`ids_like`."""
     targets: dict[tuple[str, str], str | None] = field(default_factory=dict)
     """Memo of :func:`target_arg`."""
+    id_lists: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    """Memo of :meth:`ids`."""
     optional: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     """Memo of the optional arguments a plausible call of a tool gives (:meth:`ArgBuilder.call`)."""
 
     def ids(self, service: str, table: str) -> list[str]:
-        return [str(r["id"]) for r in self.rows.get((service, table), []) if r.get("id") is not None]
+        """The ids of a table's records (a list shared between calls: read only)."""
+        key = (service, table)
+        found = self.id_lists.get(key)
+        if found is None:
+            found = self.id_lists[key] = [
+                str(r["id"]) for r in self.rows.get((service, table), []) if r.get("id") is not None
+            ]
+        return found
 
     def ids_like(self, service: str, table: str, word: str, strict: bool = False) -> list[str]:
         """The ids of the table; when the table's name does not say ``word``, the records whose values mention it
@@ -230,10 +239,11 @@ class ArgBuilder:
     """Plausible mode: take enum values from the end (terminal states — closed, lost — are listed last)."""
 
     def pick(self, items: Sequence[Any]) -> Any:
+        seq = items if isinstance(items, list | tuple) else list(items)
         if self.mode == "random":
-            return self.rng.choice(list(items))
-        k = self.turn % len(items)
-        return list(items)[-1 - k if self.last_first else k]
+            return self.rng.choice(seq)
+        k = self.turn % len(seq)
+        return seq[-1 - k if self.last_first else k]
 
     def call(self, service: str, spec: ToolSpec, target: str | None = None) -> dict[str, Any] | None:
         """Valid arguments for the tool (on ``target`` for its first record argument), or None if none found."""
