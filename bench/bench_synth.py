@@ -1,8 +1,10 @@
 """Procedural synthesis speed: tasks per second with full validation, by number of worker processes.
 
 Each accepted task has been built by its family and validated statically and by execution (reference,
-no-op, every forbidden example, every mutation of the reference), exactly as ``coworkenv synth`` does.
-Also shown: building alone (no validation), so the share of validation in the cost is visible.
+alternative solutions, no-op, every forbidden example, the mutations of the reference, and the adversaries:
+spray, dump, dump with numbers, emptied reply, random arguments, reference plus one sensitive call), exactly as
+``coworkenv synth`` does. Also shown: building alone (no validation), so the share of validation in the cost is
+visible, and tasks per CPU-second (what the rate would be per idle core: the machine may be shared).
 
 Reproduce:  python bench/bench_synth.py [--count 200] [--workers 1 2] [--seed 0]
 """

@@ -253,8 +253,12 @@ def failing_paths(obj: Any, where: Mapping[str, FieldValue]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------- describing
+_SHORT = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str).encode
+"""``json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)`` with one encoder made once."""
+
+
 def short(value: Any, limit: int = 120) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    text = _SHORT(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

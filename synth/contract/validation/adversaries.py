@@ -107,8 +107,11 @@ class AdversaryResult(BaseModel):
 
 
 # ---------------------------------------------------------------------------------------------- what a reply says
+_FIELD_JSON = json.JSONEncoder(ensure_ascii=False, default=str).encode
+
+
 def _field(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = value if isinstance(value, str) else _FIELD_JSON(value)
     text = " ".join(text.split())
     return text if len(text) <= MAX_FIELD_CHARS else text[: MAX_FIELD_CHARS - 1] + "…"
 
