@@ -24,7 +24,7 @@ from coworkenv.servers.kit.context import ToolContext, ToolResult
 from coworkenv.servers.kit.dispatch import Dispatcher
 from coworkenv.servers.kit.errors import EnvironmentConfigError, SeedError
 from coworkenv.servers.kit.schema import schema_statements, schema_template, sortable_id
-from coworkenv.servers.kit.seed import Seed, load_seed, parse_seed
+from coworkenv.servers.kit.seed import Seed, insert_seed, load_seed, parse_seed
 from coworkenv.servers.kit.service import Service
 from coworkenv.servers.kit.store import Row, TableStore
 
@@ -279,8 +279,12 @@ class ServiceState(Dispatcher):
             raise
 
     def _load(self, seed: Seed | None) -> None:
-        for name, rows in (seed or {}).items():
-            self.tables[name].insert_many(rows)
+        """The seed's records into the empty tables: in bulk, indexes built after the rows (``insert_seed``)."""
+        insert_seed(self.conn, self.service, seed or {})
+        for name in seed or {}:
+            store = self.tables[name]
+            store.dirty = True
+            store.writes += 1
 
     def reset(self) -> None:
         """Back to the seeded state: seed records only, empty audit log, the clock at its first "now"."""
