@@ -148,15 +148,18 @@ async def test_ids_do_not_advance_when_a_call_is_rolled_back() -> None:
         assert first_a == first_b and first_a is not None and first_a["id"].startswith("nt_")
 
 
+DOOR_CALLS: list[tuple[str, dict[str, Any]]] = [  # reads, writes, a bad argument, an unknown tool
+    ("search_tickets", {"status": ["open"]}),
+    ("escalate_ticket", {"ticket_id": "tkt_1002", "reason": "slow"}),
+    ("update_ticket", {"ticket_id": "tkt_1009", "status": "open"}),
+    ("get_ticket", {"ticket_id": 7}),
+    ("no_such_tool", {"a": 1}),
+    ("create_ticket", {"subject": "s", "description": "d", "requester_id": "usr_jlee"}),
+]
+
+
 async def test_the_mcp_door_and_the_direct_door_give_the_same_results_and_audit_rows() -> None:
-    calls: list[tuple[str, dict[str, Any]]] = [
-        ("search_tickets", {"status": ["open"]}),
-        ("escalate_ticket", {"ticket_id": "tkt_1002", "reason": "slow"}),
-        ("update_ticket", {"ticket_id": "tkt_1009", "status": "open"}),
-        ("get_ticket", {"ticket_id": 7}),
-        ("no_such_tool", {"a": 1}),
-        ("create_ticket", {"subject": "s", "description": "d", "requester_id": "usr_jlee"}),
-    ]
+    calls = DOOR_CALLS
     with Environment.create({"tickets": SEED}) as direct, Environment.create({"tickets": SEED}) as over_mcp:
         direct_results = [await direct.call("tickets", name, args) for name, args in calls]
         async with Client(over_mcp.server("tickets")) as client:

@@ -13,18 +13,13 @@ from mcp import Client
 
 from coworkenv.servers.kit import Environment, EnvironmentConfigError, ServiceState
 from coworkenv.servers.tickets import SERVICE as TICKETS
-from tests.servers.test_kit import NOTES
+from tests.servers.test_kit import DOOR_CALLS, NOTES
 
 pytestmark = pytest.mark.anyio
 EXAMPLES = Path(__file__).parents[2] / "servers/examples"
 SEED = json.loads((EXAMPLES / "tickets.json").read_text())
 CALLS: list[tuple[str, dict[str, Any]]] = [
-    ("search_tickets", {"status": ["open"]}),
-    ("escalate_ticket", {"ticket_id": "tkt_1002", "reason": "slow"}),
-    ("update_ticket", {"ticket_id": "tkt_1009", "status": "open"}),
-    ("get_ticket", {"ticket_id": 7}),
-    ("no_such_tool", {"a": 1}),
-    ("create_ticket", {"subject": "s", "description": "d", "requester_id": "usr_jlee"}),
+    *DOOR_CALLS,
     ("add_comment", {"ticket_id": "tkt_1002", "body": "looking", "public": False}),
 ]
 
