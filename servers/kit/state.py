@@ -2,7 +2,8 @@
 
 ``ServiceState.call`` is the single entry for a tool call, whichever door it came through (MCP on any
 transport, or the direct in-process door): it validates the arguments, runs the tool inside a
-transaction, and writes the audit row in that same transaction, for every outcome.
+transaction, and writes the audit row in that same transaction, for every outcome. Marks on a state (savepoints that
+runs are rolled back to) are :mod:`coworkenv.servers.kit.marks`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import logging
 import os
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from coworkenv.servers.kit.clock import SimClock
 from coworkenv.servers.kit.context import ToolContext, ToolResult
 from coworkenv.servers.kit.dispatch import Dispatcher
 from coworkenv.servers.kit.errors import EnvironmentConfigError, SeedError
+from coworkenv.servers.kit.marks import Mark, Marks
 from coworkenv.servers.kit.schema import schema_statements, schema_template, sortable_id
 from coworkenv.servers.kit.seed import Seed, insert_seed, load_seed, parse_seed
 from coworkenv.servers.kit.service import Service
@@ -31,23 +32,7 @@ from coworkenv.servers.kit.store import Row, TableStore
 log = logging.getLogger("coworkenv.servers")
 
 
-@dataclass(frozen=True)
-class Mark:
-    """A point in a service's history that :meth:`ServiceState.rollback` returns to (see :meth:`ServiceState.mark`)."""
-
-    depth: int
-    now: str
-    writes: dict[str, int]
-    dirty: dict[str, bool]
-    seq: int
-    """The last audit row's sequence number at the mark (0 when none)."""
-
-    @property
-    def savepoint(self) -> str:
-        return f"_mark{self.depth}"
-
-
-class ServiceState(Dispatcher):
+class ServiceState(Dispatcher, Marks):
     """One service's SQLite database, clock and dispatcher. Create with :meth:`open`."""
 
     def __init__(
@@ -339,64 +324,6 @@ class ServiceState(Dispatcher):
             mine.dirty = store.dirty  # written before the fork: not as it was opened (for dump_over)
             mine.memo = store.memo  # rows decoded once serve every fork of one state
         return copy
-
-    # ------------------------------------------------------------------ marks (privileged, not tools)
-    def mark(self) -> Mark:
-        """Mark the state as it stands, to come back to it with :meth:`rollback` (validation plays many runs from
-        one state this way: a rollback costs what the run changed, where a fork copies the whole database, and
-        the connection keeps its compiled statements). The mark is a SQLite savepoint: the calls made after it
-        each run in a savepoint of their own inside it (state change and audit row together, as ever), and
-        nothing is committed until :meth:`release`. Marks nest. In-memory databases only (a file would stay
-        locked for writing while marked)."""
-        if isinstance(self.conn, connection.FileConnection):
-            raise EnvironmentConfigError("marks are for in-memory states; fork a file's state first")
-        row = self.conn.execute("SELECT MAX(seq) FROM _audit").fetchone()
-        mark = Mark(
-            depth=len(self.marks),
-            now=self.clock.iso(),
-            writes={n: s.writes for n, s in self.tables.items()},
-            dirty={n: s.dirty for n, s in self.tables.items()},
-            seq=int(row[0] or 0),
-        )
-        if not self.marks:
-            # the outermost mark opens a plain transaction first: calls in savepoints of a transaction that a
-            # savepoint opened cost SQLite 3.40 about ten times as much as in one that BEGIN opened
-            self.conn.execute("BEGIN")
-        self.conn.execute(f"SAVEPOINT {mark.savepoint}")
-        self.marks.append(mark)
-        return mark
-
-    def rollback(self, mark: Mark) -> None:
-        """Back to the state at ``mark``: what was written since (records, audit rows, ids) is undone and the
-        clock is set back. The mark stays (marks made after it are dropped), so one can come back again."""
-        self._check_mark(mark)
-        self.conn.execute(f"ROLLBACK TO {mark.savepoint}")
-        del self.marks[mark.depth + 1 :]
-        for name, store in self.tables.items():
-            store.writes, store.dirty = mark.writes[name], mark.dirty[name]
-        if self.clock.iso() != mark.now:
-            self.clock.set(mark.now)
-
-    def release(self, mark: Mark) -> None:
-        """Keep what was done since ``mark`` and drop the mark (and those made after it); releasing the outermost
-        commits."""
-        self._check_mark(mark)
-        self.conn.execute(f"RELEASE {mark.savepoint}")
-        del self.marks[mark.depth :]
-        if not self.marks:
-            self.conn.execute("COMMIT")
-
-    def _check_mark(self, mark: Mark) -> None:
-        if mark.depth >= len(self.marks) or self.marks[mark.depth] is not mark:
-            raise EnvironmentConfigError("this mark is not open on this state (rolled back past, or released)")
-
-    def dump_since(self, mark: Mark, base: Mapping[str, list[Row]]) -> dict[str, list[Row]]:
-        """Like :meth:`dump_over`, with ``base`` a dump of the state at ``mark``: a table nothing wrote to since
-        the mark is ``base``'s own list."""
-        return {
-            name: base[name] if store.writes == mark.writes[name] and name in base else store.dump_shared()
-            for name, store in self.tables.items()
-        }
 
     # ------------------------------------------------------------------ reading (privileged, not tools)
     def dump(self) -> dict[str, list[Row]]:

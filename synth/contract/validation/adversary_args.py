@@ -5,35 +5,40 @@ An argument that names a record (``ticket_id``, ``charge``, ``channel``, ``label
 record of the table it names (``tickets``, ``charges``, ...; by name, else by the id prefix of the schema's
 example); an address takes an address seen in the records; anything else takes the schema's example, an
 enum value, or a value within the schema's bounds. Every argument set is checked against the tool's own
-arguments model before it is used, so adversaries make valid calls (business errors aside).
+arguments model before it is used, so adversaries make valid calls (business errors aside). The records and
+the reading of the schemas are :mod:`.adversary_pools` (re-exported here).
 """
 
 from __future__ import annotations
 
-import ast
 import copy
-import functools
 import hashlib
 import random
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from coworkenv.servers.kit import ToolSpec
-from coworkenv.servers.registry import SERVICES
-from coworkenv.synth.contract.task import Task
-from coworkenv.synth.contract.turns import keywords
+from coworkenv.synth.contract.validation.adversary_pools import (
+    Pools,
+    Row,
+    concrete,
+    example,
+    is_address_arg,
+    pools,
+    properties,
+    required_args,
+    schema_of,
+    table_for,
+    target_arg,
+    target_ids,
+    target_table,
+)
 
-Row = dict[str, Any]
 Mode = Literal["plausible", "random"]
-_EXAMPLE = re.compile(r"Example: (.+)$", re.S)
-_ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[A-Za-z]{2,}$")
-_ID_PREFIX = re.compile(r"^([a-z]+_)")
-_USER_ROLES = {"requester", "assignee", "author", "owner", "user", "users", "members", "to", "from_user"}
-_ADDRESS_ARGS = {"to", "cc", "bcc", "email", "requested_by"}
 _SKIP_OPTIONAL = {"as_user", "user_id", "page_token", "base_revision", "cc", "bcc", "reply_to_message_id"}
 _MONEY = re.compile(r"refund|payout|bank|payment|transfer|charge")
 _TEXT = "Following up on this as requested."
@@ -47,181 +52,6 @@ def seed_of(*parts: object) -> int:
 def is_money_tool(name: str) -> bool:
     """Tools that move money or change where it goes (refunds, payouts, bank details)."""
     return _MONEY.search(name) is not None
-
-
-@dataclass
-class Pools:
-    """What a blind agent finds in the task's services: every seed record by table, most request-like first."""
-
-    rows: dict[tuple[str, str], list[Row]] = field(default_factory=dict)
-    addresses: list[str] = field(default_factory=list)
-    ranked: list[tuple[str, str, Row]] = field(default_factory=list)
-    """Every record as (service, table, record), the ones holding most of the request's words first."""
-    tables: dict[tuple[str, str, str], str | None] = field(default_factory=dict)
-    """Memo of :func:`table_for`."""
-    like: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
-    """Memo of :meth:`ids_like`."""
-    targets: dict[tuple[str, str], str | None] = field(default_factory=dict)
-    """Memo of :func:`target_arg`."""
-    id_lists: dict[tuple[str, str], list[str]] = field(default_factory=dict)
-    """Memo of :meth:`ids`."""
-    optional: dict[tuple[str, str], list[str]] = field(default_factory=dict)
-    """Memo of the optional arguments a plausible call of a tool gives (:meth:`ArgBuilder.call`)."""
-
-    def ids(self, service: str, table: str) -> list[str]:
-        """The ids of a table's records (a list shared between calls: read only)."""
-        key = (service, table)
-        found = self.id_lists.get(key)
-        if found is None:
-            found = self.id_lists[key] = [
-                str(r["id"]) for r in self.rows.get((service, table), []) if r.get("id") is not None
-            ]
-        return found
-
-    def ids_like(self, service: str, table: str, word: str, strict: bool = False) -> list[str]:
-        """The ids of the table; when the table's name does not say ``word``, the records whose values mention it
-        (a ``draft_id`` takes a message labelled DRAFT): all of them if none does, or none when ``strict``."""
-        ids = self.ids(service, table)
-        if word in table or len(word) < 4:
-            return ids
-        key = (service, table, word)
-        if key not in self.like:
-            rows = self.rows.get((service, table), [])
-            self.like[key] = [str(r["id"]) for r in rows if any(word in s.casefold() for s in _strings(r))]
-        return self.like[key] or ([] if strict else ids)
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Mapping):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
-
-
-def pools(task: Task) -> Pools:
-    """The task's records, ordered by how many of the request's words they hold (cached on the task)."""
-    cached = task._cache.get("adversary_pools")
-    if isinstance(cached, Pools):
-        return cached
-    words = keywords(task.request)
-    out = Pools()
-    seen: dict[str, None] = {}
-    ranked: list[tuple[int, int, str, str, Row]] = []
-    for service in task.services:
-        for table, rows in task.seed(service).items():
-            scored = [(-len(words & keywords(" ".join(map(str, r.values())))), i, r) for i, r in enumerate(rows)]
-            out.rows[(service, table)] = [r for _, _, r in sorted(scored, key=lambda s: s[:2])]
-            ranked += [(score, len(ranked) + i, service, table, r) for score, i, r in scored]
-            for r in rows:
-                for text in _strings(r):
-                    if _ADDRESS.match(text.strip()):
-                        seen.setdefault(text.strip().lower())
-    out.addresses = list(seen)
-    out.ranked = [(service, table, r) for _, _, service, table, r in sorted(ranked, key=lambda s: s[:2])]
-    task._cache["adversary_pools"] = out
-    return out
-
-
-# ---------------------------------------------------------------------------------------------- schema reading
-_SCHEMAS: dict[int, dict[str, Any]] = {}
-_PROPERTIES: dict[int, dict[str, dict[str, Any]]] = {}
-
-
-def properties(spec: ToolSpec) -> dict[str, dict[str, Any]]:
-    """The tool's argument schemas by name, each made concrete (:func:`concrete`; computed once per tool)."""
-    key = id(spec.args_model)
-    if key not in _PROPERTIES:
-        root = schema_of(spec)
-        _PROPERTIES[key] = {arg: concrete(raw, root) for arg, raw in root.get("properties", {}).items()}
-    return _PROPERTIES[key]
-
-
-_REQUIRED: dict[int, frozenset[str]] = {}
-
-
-def _required(spec: ToolSpec) -> frozenset[str]:
-    key = id(spec.args_model)
-    if key not in _REQUIRED:
-        _REQUIRED[key] = frozenset(schema_of(spec).get("required", []))
-    return _REQUIRED[key]
-
-
-def schema_of(spec: ToolSpec) -> dict[str, Any]:
-    """The tool's input JSON Schema (computed once per tool: pydantic builds it anew on each call)."""
-    key = id(spec.args_model)
-    if key not in _SCHEMAS:
-        _SCHEMAS[key] = spec.input_schema()
-    return _SCHEMAS[key]
-
-
-def example(prop: Mapping[str, Any]) -> Any:
-    """The value after 'Example:' in a property's description, parsed as a Python literal (None if absent).
-    Shared between calls: copy it before handing it out."""
-    return _example(str(prop.get("description", "")))
-
-
-@functools.lru_cache(maxsize=4096)
-def _example(description: str) -> Any:
-    m = _EXAMPLE.search(description)
-    if not m:
-        return None
-    text = m.group(1).strip()
-    for candidate in (text, re.split(r"\s+\(", text)[0], text.split(" ")[0]):
-        try:
-            return ast.literal_eval(candidate)
-        except (ValueError, SyntaxError):
-            continue
-    return None
-
-
-def concrete(prop: Mapping[str, Any], root: Mapping[str, Any]) -> dict[str, Any]:
-    """The property's schema without its ``null`` branch and with a ``$ref`` resolved (description kept)."""
-    out = dict(prop)
-    branches = [b for b in prop.get("anyOf", []) if b.get("type") != "null"]
-    if branches:
-        out = {**branches[0], **{k: v for k, v in prop.items() if k != "anyOf"}}
-    ref = out.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        out = {**root.get("$defs", {}).get(ref.split("/")[-1], {}), **{k: v for k, v in out.items() if k != "$ref"}}
-    return out
-
-
-def table_for(service: str, arg: str, prop: Mapping[str, Any], task_pools: Pools) -> str | None:
-    """The table whose record ids the argument takes, or None when it names no record."""
-    key = (service, arg, str(prop.get("description", "")))
-    if key not in task_pools.tables:
-        task_pools.tables[key] = _table_for(service, arg, prop, task_pools)
-    return task_pools.tables[key]
-
-
-def _table_for(service: str, arg: str, prop: Mapping[str, Any], task_pools: Pools) -> str | None:
-    names = [t.name for t in SERVICES[service].tables]
-    stem = re.sub(r"_ids?$", "", arg)
-    for s in dict.fromkeys((stem, stem.split("_")[-1])):
-        plurals = (s + "s", s + "es", s[:-1] + "ies" if s.endswith("y") else s + "s", s)
-        for p in plurals:
-            hit = next((n for n in names if n == p or n.endswith("_" + p)), None)
-            if hit is not None:
-                return hit
-    if (stem in _USER_ROLES or stem.endswith("_user")) and "users" in names:
-        return "users"
-    ex = example(prop)
-    ex = ex[0] if isinstance(ex, list) and ex else ex
-    m = _ID_PREFIX.match(ex) if isinstance(ex, str) else None
-    if m:
-        for n in names:
-            if any(i.startswith(m.group(1)) for i in task_pools.ids(service, n)):
-                return n
-    return None
-
-
-def _is_address_arg(arg: str, prop: Mapping[str, Any]) -> bool:
-    ex = example(prop)
-    ex = ex[0] if isinstance(ex, list) and ex else ex
-    return arg in _ADDRESS_ARGS or (isinstance(ex, str) and _ADDRESS.match(ex) is not None)
 
 
 # ---------------------------------------------------------------------------------------------- building calls
@@ -248,7 +78,7 @@ class ArgBuilder:
     def call(self, service: str, spec: ToolSpec, target: str | None = None) -> dict[str, Any] | None:
         """Valid arguments for the tool (on ``target`` for its first record argument), or None if none found."""
         root = schema_of(spec)
-        required = _required(spec)
+        required = required_args(spec)
         on = target_arg(service, spec, self.task_pools)
         props = properties(spec)
         if self.mode == "plausible":  # what it wants then depends on the tool and the records only: worked out once
@@ -289,7 +119,7 @@ class ArgBuilder:
             return arg != "page_size" and self.rng.random() < 0.5
         if arg == "page_size":
             return True
-        if _is_address_arg(arg, prop):
+        if is_address_arg(arg, prop):
             return False  # an address that must be unique would mostly be refused
         if table_for(service, arg, prop, self.task_pools) is not None:
             return prop.get("type") == "array"  # labels to add, members to invite; not another record
@@ -329,7 +159,7 @@ class ArgBuilder:
         ids = self.task_pools.ids_like(service, table, re.sub(r"_ids?$", "", arg).split("_")[-1]) if table else []
         if ids:
             return str(self.pick(ids))
-        if _is_address_arg(arg, prop):
+        if is_address_arg(arg, prop):
             if self.address is not None:
                 return self.address
             if self.task_pools.addresses:
@@ -379,39 +209,20 @@ class ArgBuilder:
         return out
 
 
-def target_arg(service: str, spec: ToolSpec, task_pools: Pools) -> str | None:
-    """The tool's first required argument that names a record of the task (the record the call is 'on')."""
-    key = (service, spec.name)
-    if key not in task_pools.targets:
-        task_pools.targets[key] = _target_arg(service, spec, task_pools)
-    return task_pools.targets[key]
-
-
-def _target_arg(service: str, spec: ToolSpec, task_pools: Pools) -> str | None:
-    root = schema_of(spec)
-    for arg in root.get("required", []):
-        prop = concrete(root["properties"][arg], root)
-        if prop.get("type") != "string":
-            continue
-        table = table_for(service, arg, prop, task_pools)
-        if table is not None and task_pools.ids(service, table):
-            return arg
-    return None
-
-
-def target_table(service: str, spec: ToolSpec, task_pools: Pools) -> str | None:
-    arg = target_arg(service, spec, task_pools)
-    if arg is None:
-        return None
-    root = schema_of(spec)
-    return table_for(service, arg, concrete(root["properties"][arg], root), task_pools)
-
-
-def target_ids(service: str, spec: ToolSpec, task_pools: Pools) -> list[str] | None:
-    """The records the tool can be called on (None for a tool that is not called on a record; empty when none
-    fits, e.g. ``send_draft`` where no message is a draft)."""
-    arg = target_arg(service, spec, task_pools)
-    table = target_table(service, spec, task_pools)
-    if arg is None or table is None:
-        return None
-    return task_pools.ids_like(service, table, re.sub(r"_ids?$", "", arg).split("_")[-1], strict=True)
+__all__ = [
+    "ArgBuilder",
+    "Mode",
+    "Pools",
+    "Row",
+    "concrete",
+    "example",
+    "is_money_tool",
+    "pools",
+    "properties",
+    "schema_of",
+    "seed_of",
+    "table_for",
+    "target_arg",
+    "target_ids",
+    "target_table",
+]

@@ -4,7 +4,7 @@
 - doing nothing scores completion 0 (and trips no forbidden action);
 - the reference plus each forbidden action's example scores safety 0;
 - mutations of the reference (each step dropped; an argument changed to a distractor's value) lose
-  score — when none does, the grader cannot tell right from wrong;
+  score — when none does, the grader cannot tell right from wrong (:mod:`coworkenv.synth.contract.validation.mutations`);
 - adversaries that never read the task (spray, dump, ...) stay below the pass mark, and the reference plus
   one sensitive extra call loses at least 0.25 or trips safety (:mod:`coworkenv.synth.contract.validation.adversarial`).
 
@@ -14,33 +14,29 @@ Every failure is a :class:`Diagnostic` naming the check, what it expected and wh
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import anyio
 from pydantic import BaseModel
 
-from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.expected import expected_from_trial
 from coworkenv.synth.contract.grader import CheckResult, ForbiddenResult, Grade, grade_trial
 from coworkenv.synth.contract.matchers import short
-from coworkenv.synth.contract.runner import Trial, noop_steps, run_steps, runs_without_each_step
-from coworkenv.synth.contract.said import numbers_in
-from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep, is_ref
+from coworkenv.synth.contract.runner import Trial, noop_steps, run_steps
+from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.turns import NOOP_TEXT
 from coworkenv.synth.contract.validation.adversarial import AdversaryResult, adversary_diagnostics, adversary_results
+from coworkenv.synth.contract.validation.mutations import (
+    SCORE_EPSILON,
+    MutationResult,
+    mutation_diagnostics,
+    mutation_results,
+    mutations,
+)
 
-SCORE_EPSILON = 1e-9
 R = TypeVar("R", CheckResult, ForbiddenResult)
-
-
-class MutationResult(BaseModel):
-    description: str
-    path: str
-    score: float
-    lost_score: bool
-    mutating_step: bool
 
 
 class ExecReport(BaseModel):
@@ -195,193 +191,6 @@ async def _forbidden_diagnostics(task: Task, via_mcp: bool) -> list[Diagnostic]:
     return out
 
 
-# ---------------------------------------------------------------------------------------------- mutations
-def _leaves(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    if is_ref(value):
-        return
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from _leaves(v, (*path, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _leaves(v, (*path, i))
-    elif isinstance(value, str | int | float) and not isinstance(value, bool):
-        yield path, value
-
-
-def _replace(value: Any, path: tuple[str | int, ...], new: Any) -> Any:
-    if not path:
-        return new
-    head, rest = path[0], path[1:]
-    if isinstance(value, list) and isinstance(head, int):
-        return [_replace(v, rest, new) if i == head else v for i, v in enumerate(value)]
-    assert isinstance(value, Mapping)
-    return {k: _replace(v, rest, new) if k == head else v for k, v in value.items()}
-
-
-_FieldIndex = dict[int, dict[Any, set[str]]]
-
-
-def _fields_holding(rows: list[Any], value: Any, index: _FieldIndex) -> set[str]:
-    """The fields of ``rows`` where some record holds ``value`` (equal to it, or in a list), by an index of the
-    rows' hashable values built once per list of rows (``value`` is a text or a number, never a bool)."""
-    if value != value:  # NaN: only a scan says what equality says
-        return {k for r in rows for k, v in r.items() if v == value or (isinstance(v, list) and value in v)}
-    by_value = index.get(id(rows))
-    if by_value is None:
-        by_value = index[id(rows)] = {}
-        for r in rows:
-            for k, v in r.items():
-                for x in v if isinstance(v, list) else (v,):
-                    try:
-                        by_value.setdefault(x, set()).add(k)
-                    except TypeError:  # a dict or list: never equal to a text or a number
-                        continue
-    return by_value.get(value, set())
-
-
-def _distractor(task: Task, value: Any, used: set[str], index: _FieldIndex | None = None) -> Any:
-    """Another record's value of the field where the seed holds ``value`` (preferring listed distractors)."""
-    preferred = {str(x) for x in task.metadata.get("distractors", [])}
-    candidates: list[tuple[bool, Any]] = []
-    index = {} if index is None else index
-    for tables in task.initial_records.values():
-        for rows in tables.values():
-            fields = _fields_holding(rows, value, index)
-            for name in sorted(fields):
-                for r in rows:
-                    other = r.get(name)
-                    if isinstance(other, list):
-                        other = next((x for x in other if x != value), None)
-                    if other is None or other == value or str(other) in used or type(other) is not type(value):
-                        continue
-                    candidates.append((str(r.get("id")) in preferred, other))
-    candidates.sort(key=lambda c: not c[0])
-    return candidates[0][1] if candidates else None
-
-
-def _identifier_first(value: Any) -> int:
-    if isinstance(value, str) and ("@" in value or "_" in value or len(numbers_in(value)) > 0):
-        return 0
-    return 1
-
-
-def mutations(task: Task) -> list[tuple[str, str, list[Step], bool]]:
-    """(description, json path, mutated steps, whether the mutated step changes state) for each mutation: every
-    dropped step first, then argument swaps (identifiers first)."""
-    steps = task.reference_solution
-    used = {str(v) for s in steps if isinstance(s, ToolStep) for _, v in _leaves(s.arguments)}
-
-    def mutating(step: Step) -> bool:
-        if isinstance(step, SayStep):
-            return True
-        spec = SERVICES[step.service].tools_by_name.get(step.tool) if step.service in SERVICES else None
-        return spec is not None and not spec.read_only
-
-    out: list[tuple[str, str, list[Step], bool]] = []
-    for i, step in enumerate(steps):
-        what = "the final message" if isinstance(step, SayStep) else f"{step.service}.{step.tool}"
-        out.append(
-            (
-                f"drop step {i} ({what})",
-                json_path("reference_solution", i),
-                [*steps[:i], *steps[i + 1 :]],
-                mutating(step),
-            )
-        )
-    swaps = []
-    index: _FieldIndex = {}  # the seed's values, indexed once for every argument's distractor
-    for i, step in enumerate(steps):
-        if not isinstance(step, ToolStep):
-            continue
-        for path, value in _leaves(step.arguments):
-            other = _distractor(task, value, used, index)
-            if other is None:
-                continue
-            changed = step.model_copy(update={"arguments": _replace(step.arguments, path, other)})
-            where = json_path("reference_solution", i, "arguments", *path)
-            desc = f"step {i} ({step.service}.{step.tool}): {'.'.join(map(str, path))} {value!r} → {other!r}"
-            swaps.append(
-                (_identifier_first(value), (desc, where, [*steps[:i], changed, *steps[i + 1 :]], mutating(step)))
-            )
-    swaps.sort(key=lambda s: s[0])
-    return out + [s[1] for s in swaps]
-
-
-def _same_calls(steps: Sequence[Step], reference: Sequence[Step]) -> bool:
-    calls = [s for s in steps if isinstance(s, ToolStep)]
-    return calls == [s for s in reference if isinstance(s, ToolStep)]
-
-
-async def _mutation_results(
-    task: Task, reference_score: float, via_mcp: bool, limit: int, reference: Trial | None = None
-) -> list[MutationResult]:
-    """Every dropped step is played (each unnoticed one is its own warning); argument swaps only serve to show
-    that some mutation loses score, so they stop at the first that does (and are skipped when a drop did).
-
-    For a task without user turns, a mutation that makes the reference's calls (a message dropped) is graded on
-    the reference's run (``reference``) with its own words: what is said changes nothing in the workspace."""
-    results: list[MutationResult] = []
-    reuse = reference is not None and (task.user is None or not task.user.turns)
-    listed = mutations(task)[:limit]
-    ref = task.reference_solution
-    # the dropped steps' runs, played at once where they can share what the steps before each left
-    drops = [
-        k
-        for k, (desc, _, steps, _) in enumerate(listed)
-        if desc.startswith("drop step") and not (reuse and _same_calls(steps, ref))
-    ]
-    played = None if via_mcp else await runs_without_each_step(task, ref, drops)
-    for k, (desc, where, steps, mutating) in enumerate(listed):
-        swap = not desc.startswith("drop step")
-        if swap and any(r.lost_score for r in results):
-            break
-        if reuse and reference is not None and _same_calls(steps, ref):
-            said = [s.say for s in steps if isinstance(s, SayStep)]
-            trial = Trial(reference.state, reference.audit, said)
-        elif played is not None and k in played:
-            trial = played[k]
-        else:
-            trial = await run_steps(task, steps, via_mcp=via_mcp)
-        g = grade_trial(task, trial, explain=False)
-        lost = g.score < reference_score - SCORE_EPSILON
-        results.append(
-            MutationResult(description=desc, path=where, score=g.score, lost_score=lost, mutating_step=mutating)
-        )
-    return results
-
-
-def _mutation_diagnostics(results: list[MutationResult]) -> list[Diagnostic]:
-    out = []
-    if results and not any(r.lost_score for r in results):
-        out.append(
-            Diagnostic(
-                code="GRADER_BLIND",
-                path=json_path("completion_checks"),
-                message=f"grader cannot tell right from wrong: none of {len(results)} mutations of the reference "
-                f"loses score (e.g. {results[0].description}).",
-                fix="Add checks on what the right run changes or says (the records, the arguments, the answer).",
-            )
-        )
-    for r in results:
-        if (
-            r.mutating_step
-            and r.description.startswith("drop step")
-            and "final message" not in r.description
-            and not r.lost_score
-        ):
-            out.append(
-                Diagnostic(
-                    code="MUTATION_UNNOTICED",
-                    severity="warning",
-                    path=r.path,
-                    message=f"{r.description} still scores {r.score:g}: no check notices that this step is missing.",
-                    fix="Add a check on what this step does, or remove the step if it is not needed.",
-                )
-            )
-    return out
-
-
 # ---------------------------------------------------------------------------------------------- expected changes
 def _adopt_expected_changes(task: Task, reference: Trial) -> list[Diagnostic]:
     """Derive what the reference changes; a task without expected changes gets them (written with it by
@@ -422,8 +231,8 @@ async def validate_exec(
     diagnostics += await _forbidden_diagnostics(task, via_mcp)
     results: list[MutationResult] = []
     if ref_grade.score > 0:
-        results = await _mutation_results(task, ref_grade.score, via_mcp, max_mutations, reference)
-        diagnostics += _mutation_diagnostics(results)
+        results = await mutation_results(task, ref_grade.score, via_mcp, max_mutations, reference)
+        diagnostics += mutation_diagnostics(results)
     played: list[AdversaryResult] = []
     if adversaries and ref_grade.score > 0:
         played = await adversary_results(task, ref_grade, via_mcp=via_mcp, reference_trial=reference)
@@ -447,3 +256,6 @@ def validate_exec_sync(
         return await validate_exec(task, via_mcp=via_mcp, max_mutations=max_mutations, adversaries=adversaries)
 
     return anyio.run(main)
+
+
+__all__ = ["SCORE_EPSILON", "ExecReport", "MutationResult", "mutations", "validate_exec", "validate_exec_sync"]

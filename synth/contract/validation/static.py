@@ -3,26 +3,25 @@
 It checks: the task parses; its services are registered and its seed records load; every table,
 field, tool and argument named exists; ``$ref`` values point at earlier steps; weights sum to 1;
 ``requires`` names known checks without cycles. The checks about identifiers (records pointed at
-exist, the request leaks no answer, nothing is both required and forbidden) are in :mod:`.static_ids`.
+exist, the request leaks no answer, nothing is both required and forbidden) are in :mod:`.static_ids`; whether a
+name of a table, field, tool or argument exists is decided in :mod:`.static_names`.
 """
 
 from __future__ import annotations
 
-import types
-import typing
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from coworkenv.servers.kit import SeedError, Service, parse_seed
-from coworkenv.synth.contract.checks import AnyCheck, CallMatch, call_matches
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.task import RefError, SayStep, Task, ToolStep, find_refs, split_ref
 from coworkenv.synth.contract.taskfile import validation_errors
 from coworkenv.synth.contract.turns import AfterTool
 from coworkenv.synth.contract.validation.lint import lint
 from coworkenv.synth.contract.validation.static_ids import check_identifiers
+from coworkenv.synth.contract.validation.static_names import check_names, not_in_task, step_names, tool_unknown
 
 Registry = Mapping[str, Service]
 WEIGHT_TOLERANCE = 1e-6
@@ -80,7 +79,7 @@ def _services(task: Task, reg: Registry) -> list[Diagnostic]:
     for name, seed in task.initial_records.items():
         where = json_path("initial_records", name)
         if name not in task.services:
-            out.append(_not_in_task(name, where))
+            out.append(not_in_task(name, where))
         elif name in reg:
             try:
                 parsed = parse_seed(reg[name], seed)
@@ -98,135 +97,14 @@ def _services(task: Task, reg: Registry) -> list[Diagnostic]:
     return out
 
 
-def _not_in_task(name: str, where: str) -> Diagnostic:
-    return Diagnostic(
-        code="SERVICE_NOT_IN_TASK",
-        path=where,
-        message=f"service {name!r} is used here but not listed in the task's services.",
-        fix=f"Add {name!r} to services, or use one of the task's services.",
-    )
-
-
-# ---------------------------------------------------------------------------------------------- names
-def _field_exists(model: type[BaseModel], path: str) -> bool:
-    """Does a dotted path name a field of the model (descending into nested models; lists are transparent)?"""
-    current: Any = model
-    for part in path.split("."):
-        current = _unwrap(current)
-        if part.lstrip("-").isdigit():
-            continue
-        if not (isinstance(current, type) and issubclass(current, BaseModel)):
-            return True  # a dict or free-form value: anything below it may exist
-        info = current.model_fields.get(part)
-        if info is None:
-            return False
-        current = info.annotation
-    return True
-
-
-def _unwrap(annotation: Any) -> Any:
-    while True:
-        origin = typing.get_origin(annotation)
-        if origin is typing.Annotated or origin in (list, tuple, set):
-            annotation = typing.get_args(annotation)[0]
-        elif origin in (typing.Union, types.UnionType):
-            inner = [a for a in typing.get_args(annotation) if a is not type(None)]
-            if len(inner) != 1:
-                return Any
-            annotation = inner[0]
-        else:
-            return annotation
-
-
-def _table_ok(service: Service, table: str, where: str) -> Diagnostic | None:
-    if table in service.tables_by_name:
-        return None
-    return Diagnostic(
-        code="TABLE_UNKNOWN",
-        path=where,
-        message=f"{service.name} has no table {table!r}; tables: {', '.join(service.tables_by_name)}.",
-        fix="Name one of the service's tables.",
-    )
-
-
-def _unknown_fields(model: type[BaseModel], paths: Any, where: str, owner: str, code: str) -> list[Diagnostic]:
-    noun = "argument" if code == "ARGUMENT_UNKNOWN" else "field"
-    out = []
-    for path in paths:
-        if not _field_exists(model, path):
-            known = ", ".join(model.model_fields)
-            out.append(
-                Diagnostic(
-                    code=code,
-                    path=where + json_path(path).removeprefix("$"),
-                    message=f"{owner} has no {noun} {path!r}; {noun}s: {known}.",
-                    fix=f"Use one of the listed {noun}s"
-                    + (" (a dotted path for nested ones)." if noun == "field" else "."),
-                )
-            )
-    return out
-
-
-def _call_names(m: CallMatch, services: Mapping[str, Service], task: Task, where: str) -> list[Diagnostic]:
-    if m.service not in task.services:
-        return [_not_in_task(m.service, where + ".service")]
-    service = services.get(m.service)
-    if service is None:
-        return []
-    spec = service.tools_by_name.get(m.tool)
-    if spec is None:
-        return [_tool_unknown(service, m.tool, where + ".tool")]
-    return _unknown_fields(spec.args_model, m.arguments, where + ".arguments", f"tool {m.tool}", "ARGUMENT_UNKNOWN")
-
-
-def _tool_unknown(service: Service, tool: str, where: str) -> Diagnostic:
-    return Diagnostic(
-        code="TOOL_UNKNOWN",
-        path=where,
-        message=f"{service.name} has no tool {tool!r}; tools: {', '.join(service.tools_by_name)}.",
-        fix="Name one of the service's tools.",
-    )
-
-
-def _check_names(check: AnyCheck, services: Mapping[str, Service], task: Task, where: str) -> list[Diagnostic]:
-    calls = call_matches(check)
-    if calls:
-        if len(calls) == 1:
-            return _call_names(calls[0], services, task, where)
-        return _call_names(calls[0], services, task, where + ".first") + _call_names(
-            calls[1], services, task, where + ".then"
-        )
-    service_name = getattr(check, "service", None)
-    if service_name is None:
-        return []  # a check on what was said
-    if service_name not in task.services:
-        return [_not_in_task(service_name, where + ".service")]
-    service = services.get(service_name)
-    if service is None:
-        return []
-    table_name: str = getattr(check, "table", "")
-    problem = _table_ok(service, table_name, where + ".table")
-    if problem:
-        return [problem]
-    model = service.tables_by_name[table_name].model
-    owner = f"table {service_name}.{table_name}"
-    out = []
-    for attr in ("where", "fields"):
-        paths = getattr(check, attr, None)
-        if paths:
-            out += _unknown_fields(model, paths, f"{where}.{attr}", owner, "FIELD_UNKNOWN")
-    for field_name in getattr(check, "ignore_fields", []):
-        out += _unknown_fields(model, [field_name], where + ".ignore_fields", owner, "FIELD_UNKNOWN")
-    return out
-
-
+# ---------------------------------------------------------------------------------------------- checks
 def _checks(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
     out = []
     for i, c in enumerate(task.completion_checks):
-        for d in _check_names(c.check, services, task, json_path("completion_checks", i, "check")):
+        for d in check_names(c.check, services, task, json_path("completion_checks", i, "check")):
             out.append(d.model_copy(update={"check": c.id}))
     for i, f in enumerate(task.forbidden_actions):
-        for d in _check_names(f.match, services, task, json_path("forbidden_actions", i, "match")):
+        for d in check_names(f.match, services, task, json_path("forbidden_actions", i, "match")):
             out.append(d.model_copy(update={"check": f.id}))
         if f.example is None:
             out.append(
@@ -240,40 +118,11 @@ def _checks(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
                 )
             )
         elif isinstance(f.example, ToolStep):
-            out += _step_names(f.example, services, task, json_path("forbidden_actions", i, "example"))
+            out += step_names(f.example, services, task, json_path("forbidden_actions", i, "example"))
     return out
 
 
 # ---------------------------------------------------------------------------------------------- steps
-def _step_names(step: ToolStep, services: Mapping[str, Service], task: Task, where: str) -> list[Diagnostic]:
-    if step.service not in task.services:
-        return [_not_in_task(step.service, where + ".service")]
-    service = services.get(step.service)
-    if service is None:
-        return []
-    spec = service.tools_by_name.get(step.tool)
-    if spec is None:
-        return [_tool_unknown(service, step.tool, where + ".tool")]
-    out = _unknown_fields(
-        spec.args_model, step.arguments, where + ".arguments", f"tool {step.tool}", "ARGUMENT_UNKNOWN"
-    )
-    if out or find_refs(step.arguments):
-        return out
-    try:
-        spec.args_model.model_validate(step.arguments)
-    except ValidationError as exc:
-        problems = "; ".join(f"{field}: {message}" for field, message in validation_errors(exc))
-        out.append(
-            Diagnostic(
-                code="ARGUMENTS_INVALID",
-                path=where + ".arguments",
-                message=f"arguments for {step.service}.{step.tool} do not validate: {problems}.",
-                fix="Give the arguments the tool's input schema asks for.",
-            )
-        )
-    return out
-
-
 def _steps(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if not any(isinstance(s, ToolStep) for s in task.reference_solution) and not task.reference_answer():
@@ -290,7 +139,7 @@ def _steps(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
         if isinstance(step, SayStep):
             continue
         where = json_path("reference_solution", i)
-        out += _step_names(step, services, task, where)
+        out += step_names(step, services, task, where)
         for rel, ref in find_refs(step.arguments):
             try:
                 target, _ = split_ref(ref)
@@ -309,7 +158,7 @@ def _steps(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
             earlier.add(step.id)
     for t, turn in enumerate(task.user.turns if task.user else []):
         for e, edit in enumerate(turn.edits):
-            out += _step_names(edit, services, task, json_path("user", "turns", t, "edits", e))
+            out += step_names(edit, services, task, json_path("user", "turns", t, "edits", e))
     for i, f in enumerate(task.forbidden_actions):
         if isinstance(f.example, ToolStep):
             for rel, ref in find_refs(f.example.arguments):
@@ -334,11 +183,11 @@ def _user_turns(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]
     for t, turn in enumerate(task.user.turns if task.user else []):
         when, where = turn.when, json_path("user", "turns", t, "when")
         if isinstance(when, AfterTool) and when.service not in task.services:
-            out.append(_not_in_task(when.service, where))
+            out.append(not_in_task(when.service, where))
         elif isinstance(when, AfterTool) and when.service in services:
             service = services[when.service]
             if when.tool not in service.tools_by_name:
-                out.append(_tool_unknown(service, when.tool, where))
+                out.append(tool_unknown(service, when.tool, where))
         for e, edit in enumerate(turn.edits):
             for rel, ref in find_refs(edit.arguments):
                 out.append(
