@@ -224,12 +224,14 @@ class OnCallTriage(Family):
 
     @staticmethod
     def _seed(b: TaskBuilder, cast: Cast) -> tuple[Staff, list[Json]]:
-        """The on-call agent (and, hard, a namesake), the new high/urgent tickets, the distractors, the filler."""
-        if b.rng.random() < 0.5:
-            agent = b.rng.choice(cast.agents)
-        else:
-            agent = b.names.staff("Support Engineer")
-            cast.agents.append(agent)
+        """The on-call agent (and, hard, a namesake), the new high/urgent tickets, the distractors, the filler.
+
+        The on-call agent is always drawn from the name pool (~2,000 names), never one of the two standing
+        engineers, so no assignee is a majority guess across the family: a model trained on these tasks has to
+        read the name from the request and the id from ``search_users``. The standing engineers stay, as the
+        assignees of the distractors."""
+        agent = b.names.staff("Support Engineer")
+        cast.agents.append(agent)
         if b.hard:
             p = b.names.person("Support Engineer", first=agent.first)
             twin = Staff(p, "Support Engineer", f"usr_{p.key}")
