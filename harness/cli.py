@@ -272,6 +272,15 @@ def _export_inspect(sources: tuple[Path, ...], out: Path) -> None:
     "--max-length", type=click.IntRange(min=1), default=16384, show_default=True, help="Report lengths over it."
 )
 @click.option("--tokenizer", help="Model folder/id whose tokenizer counts tokens. [default: estimate, chars/4]")
+@click.option(
+    "--recoveries",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.0,
+    show_default=True,
+    help="Fraction of demonstrations given a recovery: a wrong call, the service's real error, then the right call "
+    "(needs the tasks: --tasks or the run's task files).",
+)
+@click.option("--recovery-seed", type=int, default=0, show_default=True, help="Which rows get one, and which mistake.")
 def export_cmd(
     sources: tuple[Path, ...],
     out: Path,
@@ -286,6 +295,8 @@ def export_cmd(
     task_paths: tuple[str, ...] = (),
     max_length: int = 16384,
     tokenizer: str | None = None,
+    recoveries: float = 0.0,
+    recovery_seed: int = 0,
 ) -> None:
     """Write chat records (messages with tool calls, tools as a JSON string) for SFT; reports what was dropped.
     With --format inspect, write Inspect AI eval logs (scores and per-check metadata) that `inspect view` opens."""
@@ -293,7 +304,17 @@ def export_cmd(
         _export_inspect(sources, out)
         return
     params = ExportParams(
-        min_score, min_assistant_turns, max_tool_calls, max_chars, system, tools, template, max_length, tokenizer
+        min_score,
+        min_assistant_turns,
+        max_tool_calls,
+        max_chars,
+        system,
+        tools,
+        template,
+        max_length,
+        tokenizer,
+        recoveries,
+        recovery_seed,
     )
     try:
         report = export(list(sources), out, params, task_paths)

@@ -17,6 +17,8 @@ on a tool result with no known task (no closing reply to the user: the last turn
 as ``ends_on_tool``). When the task is known (``tasks``: task files, or those run.json names), a demonstration
 that ends on a tool result gets the closing reply the task expects (its reference answer, else "Done.") and
 is counted as ``closed``. User messages after the last assistant turn (and its tool results) are cut.
+``recoveries`` (a fraction) inserts into that share of the rows a wrong tool call with the real service's
+error result before the right call (:mod:`coworkenv.harness.export_recoveries`).
 
 ``template`` is the tool list's form, rendered by the ``hf:`` agent's own :func:`prompt_messages`: ``full``
 writes the schemas to ``tools``; ``compact`` lists them in the system message (no ``tools`` column). The report
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.harness.agents.hf_agent import TEMPLATES, prompt_messages, tool_content
+from coworkenv.harness.export_recoveries import chosen, with_recovery
 from coworkenv.harness.messages import Message
 from coworkenv.harness.tools import openai_tools, tool_views
 from coworkenv.harness.trajectory import Trajectory, read_trajectories, scrub_env_values, trajectory_path
@@ -68,6 +71,11 @@ class ExportParams:
     """The training context the report compares token lengths with (``train sft --max-length``)."""
     tokenizer: str | None = None
     """A model folder or id whose tokenizer and chat template count the tokens; None estimates (chars / 4)."""
+    recoveries: float = 0.0
+    """The fraction of demonstrations given a recovery from a tool error: a wrong call, the real service's error
+    result, then the right call (:mod:`coworkenv.harness.export_recoveries`); they need their task."""
+    recovery_seed: int = 0
+    """Which demonstrations get one, and which mistake (same seed, same rows)."""
 
     def tool_mode(self) -> str:
         mode = {True: "task", False: "none"}.get(self.tools, self.tools) if isinstance(self.tools, bool) else self.tools
@@ -216,18 +224,27 @@ class ExportReport:
     out: Path
     closed: int = 0
     lengths: LengthReport | None = None
+    recoveries: dict[str, int] | None = None
 
     def line(self) -> str:
         dropped = ", ".join(f"{k} {v}" for k, v in self.dropped.items() if v) or "nothing"
         closed = f"; {self.closed} given the task's closing reply" if self.closed else ""
         text = f"{self.written} of {self.read} trajectories written to {self.out}; dropped: {dropped}{closed}"
+        if self.recoveries:
+            r = self.recoveries
+            text += f"; {r.get('recoveries', 0)} given a recovery from a tool error"
+            missed = {"task unknown": r.get("recovery_no_task", 0), "no error found": r.get("recovery_none", 0)}
+            if any(missed.values()):
+                text += " (not given: " + ", ".join(f"{v} {k}" for k, v in missed.items() if v) + ")"
         return text + (f"\n{self.lengths.line()}" if self.lengths else "")
 
 
 def export_records(
     records: Iterable[Trajectory], params: ExportParams, tasks: Mapping[str, Task] | None = None
 ) -> tuple[list[dict[str, Any]], Counter[str]]:
-    """The chat rows and a counter of the drop rules (plus ``closed``: rows given their task's closing reply)."""
+    """The chat rows and a counter of the drop rules (plus ``closed``: rows given their task's closing reply;
+    ``recoveries``: rows given a recovery from a tool error; ``recovery_no_task``/``recovery_none``: rows chosen
+    for one that could not have it, their task being unknown or no wrong call coming back as an error)."""
     rows: list[dict[str, Any]] = []
     dropped: Counter[str] = Counter()
     for record in records:
@@ -244,6 +261,12 @@ def export_records(
             dropped[reason or "not_chat"] += 1
             continue
         dropped["closed"] += closing
+        rng = chosen(record.task_id, record.trial, params.recoveries, params.recovery_seed)
+        if rng is not None:
+            recovered = with_recovery(task, messages, rng) if task is not None else None
+            if recovered is not None:
+                messages = recovered[0]
+            dropped["recoveries" if recovered else "recovery_no_task" if task is None else "recovery_none"] += 1
         rows.append(to_record(record, messages, params.tools, params.template))
     return rows, dropped
 
@@ -287,8 +310,15 @@ def export(
         for row in rows:
             f.write(scrub_env_values(json.dumps(row, ensure_ascii=False)) + "\n")
     lengths = token_lengths(rows, params.max_length, params.tokenizer)
+    recoveries = {k: dropped[k] for k in ("recoveries", "recovery_no_task", "recovery_none") if dropped[k]}
     report = ExportReport(
-        len(records), len(rows), {rule: dropped.get(rule, 0) for rule in RULES}, target, dropped["closed"], lengths
+        len(records),
+        len(rows),
+        {rule: dropped.get(rule, 0) for rule in RULES},
+        target,
+        dropped["closed"],
+        lengths,
+        recoveries or None,
     )
     meta = {**asdict(report), "out": str(target), "params": asdict(params)}
     target.with_suffix(target.suffix + ".report.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")

@@ -3,8 +3,10 @@
 1. Procedural tasks of one family (default ``tickets-triage-oncall``, easy): ``--train`` for demonstrations,
    ``--heldout`` others (seeds from 100000) for evaluation.
 2. Demonstrations: each training task's reference solution played through the harness (``replay``), graded,
-   exported by the harness's exporter with the compact tool list (``export --template compact``) and the task's
-   closing reply where the reference has none.
+   exported by the harness's exporter with the compact tool list (``export --template compact``), the task's
+   closing reply where the reference has none, and in ``--recoveries`` of them (15 %) a recovery from a tool
+   error (``export --recoveries``: a half-copied id or a missing argument, the service's real error, the right
+   call).
 3. A Qwen2-style model built offline from scratch (``train tiny``: ``--layers``/``--hidden``, tokenizer trained
    on the rendered demonstrations), scored on the held-out tasks through the harness with the ``hf:`` agent
    (``template=compact``, greedy), fully fine-tuned (``train sft --full``), scored again.
@@ -77,9 +79,9 @@ def unseen(train: list[Task], heldout: list[Task]) -> list[Task]:
     return [t for t in heldout if (own := answers(t) - common) and not own & set(counts)]
 
 
-def demonstrations(tasks: list[Task], out: Path) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def demonstrations(tasks: list[Task], out: Path, recoveries: float) -> tuple[list[dict[str, Any]], dict[str, int]]:
     trajectories = [anyio.run(run_episode, task, ReplayAgent()) for task in tasks]
-    params = ExportParams(min_score=1.0, template="compact")
+    params = ExportParams(min_score=1.0, template="compact", recoveries=recoveries)
     rows, dropped = export_records(trajectories, params, {t.id: t for t in tasks})
     out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return rows, {k: v for k, v in dropped.items() if v}
@@ -123,6 +125,9 @@ def parse() -> argparse.Namespace:
     for name in ("train", "heldout", "layers", "hidden", "vocab", "steps", "batch"):
         parser.add_argument(f"--{name}", type=int, help=f"[default: {FULL[name]}, --quick {QUICK[name]}]")
     parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument(
+        "--recoveries", type=float, default=0.15, help="Share of demonstrations with a recovery from a tool error."
+    )
     parser.add_argument("--max-length", type=int, default=2048)
     parser.add_argument("--max-new-tokens", type=int, default=96)
     parser.add_argument("--max-turns", type=int, default=8)
@@ -147,7 +152,7 @@ def main() -> None:
     train = make_tasks(args.family, services, args.difficulty, range(args.train))
     heldout = make_tasks(args.family, services, args.difficulty, range(100_000, 100_000 + args.heldout))
     novel = unseen(train, heldout)
-    rows, dropped = demonstrations(train, work / "demos.jsonl")
+    rows, dropped = demonstrations(train, work / "demos.jsonl", args.recoveries)
     print(f"demonstrations: {len(rows)} of {len(train)} (dropped/closed: {dropped or 'none'}); "
           f"{len(novel)} of {len(heldout)} held-out tasks have answers never seen in training")  # fmt: skip
     base = build_tiny(work / "base", 0, args.vocab, args.layers, args.hidden, work / "demos.jsonl")
