@@ -12,6 +12,7 @@ from coworkenv.train.options import (
     ALGOS,
     ENGINES,
     PAPER_MODEL,
+    TEMPLATES,
     VLLM_MODES,
     OptionsError,
     RLOptions,
@@ -146,6 +147,9 @@ normalised separately, weighted by --gdpo-weights), gigpo (episode advantage plu
 advantage over turns that start from the same environment state). A rollout without a grade is dropped; a
 group with an incomplete (turn/time limit) or infrastructure-failed rollout is played again, up to
 --max-retries times; metrics.jsonl counts both. Start from SFT with --adapter DIR (the output of train sft).
+
+--template compact (trl): the prompt lists the tools in the system message, as export --template compact and
+hf:PATH?template=compact do; by default, the template the model (or adapter) folder was trained on.
 """
 
 
@@ -178,6 +182,12 @@ group with an incomplete (turn/time limit) or infrastructure-failed rollout is p
 @click.option("--gigpo-gamma", type=float, help=f"GiGPO discount.  [default: {_RL.gigpo_gamma}]")
 @click.option("--seed", type=int, help=f"Random seed.  [default: {_RL.seed}]")
 @click.option("--bf16/--no-bf16", default=None, help="bf16 weights.  [default: on with a GPU, off on CPU]")
+@click.option(
+    "--template",
+    type=click.Choice(TEMPLATES),
+    help="trl: the prompt's tool list, as export --template and hf:PATH?template= render it.  "
+    "[default: the one the model/adapter was trained on (coworkenv_sft.json), else full]",
+)
 def rl_cmd(config_file: Path | None, **values: Any) -> None:
     try:
         file_values = read_config_file(config_file, RLOptions) if config_file else {}

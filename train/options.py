@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 import yaml
 
+from coworkenv.harness.agents.hf_agent import TEMPLATES
+
 # The papers (CoworkEnv, Cowork-Gym) fine-tune Qwen3-VL-8B-Instruct, text only, with LoRA adapters.
 PAPER_MODEL = "Qwen/Qwen3-VL-8B-Instruct"
 
@@ -148,8 +150,11 @@ class RLOptions(LoraOptions):
     vllm_server_base_url: str | None = None  # server mode, e.g. http://10.0.0.2:8000
     gradient_checkpointing: bool | None = None  # None: on with a GPU, off on CPU
     logging_steps: int = 1
+    template: str | None = None  # trl engine: the prompt's tool list, full|compact; None: as the model was trained
 
     def __post_init__(self) -> None:
+        if self.template is not None and self.template not in TEMPLATES:
+            raise OptionsError(f"unknown template {self.template!r}; use one of {', '.join(TEMPLATES)}")
         if self.engine not in ENGINES:
             raise OptionsError(f"unknown engine {self.engine!r}; use one of {', '.join(ENGINES)}")
         if self.vllm_mode not in VLLM_MODES:

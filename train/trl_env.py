@@ -5,7 +5,9 @@ One instance plays one rollout at a time; trl pools instances and calls ``reset(
 - ``reset(**row)`` reads the row's task (the ``task`` column, a task JSON string, as :func:`task_rows` writes
   it), forks a fresh environment from the task's seeded pristine copy (seeded once per task, cached) and returns
   the request, which trl appends to the row's prompt (system prompt + an empty user message: the harness's
-  first two messages).
+  first two messages). Under ``template="compact"`` the system prompt carries the compact tool list, exactly as
+  the ``hf:`` agent and ``export --template compact`` write it, so RL continued from an SFT checkpoint trained
+  on compact text prompts it with the same text.
 - The tools are methods ``<service>__<tool>`` generated from the services' tool specs (:mod:`.trl_tools`);
   a call goes to the kit's dispatcher (the direct door: same validation, errors and audit rows as MCP) or, in
   URL mode, over streamable HTTP to running MCP servers. An error comes back as ``Error: …``, as the harness
@@ -29,7 +31,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from coworkenv.harness.tools import system_prompt
+from coworkenv.harness.agents.hf_agent import TEMPLATES, prompt_messages, tool_schemas
+from coworkenv.harness.tools import resolve_services, system_prompt
 from coworkenv.harness.trajectory import UserEvent
 from coworkenv.harness.user_sim import ScriptedUser, UserContext, monotonic_clock
 from coworkenv.servers.registry import get_service
@@ -187,14 +190,29 @@ def services_key(task: Task) -> str:
     return "+".join(sorted(task.services))
 
 
-def task_rows(tasks: Sequence[Task], routed: bool | None = None) -> list[dict[str, Any]]:
-    """Dataset rows: ``prompt`` (the system prompt and an empty user turn that ``reset`` fills with the request),
-    ``task`` (the task as JSON), ``task_id``, and ``environment`` (the service set) when tasks differ in services."""
+def first_messages(task: Task, template: str = "full") -> list[dict[str, Any]]:
+    """The harness's first two messages (system prompt, an empty user turn for ``reset`` to fill with the
+    request) under a template: ``compact`` lists the services' tools in the system message, as the ``hf:`` agent
+    and ``export --template compact`` do (from the same MCP tool views, so the texts are equal); then the trainer
+    hands the chat template no tool schemas (see :class:`~coworkenv.train.trl_grpo.CoworkGRPOTrainer`)."""
+    if template not in TEMPLATES:
+        raise ValueError(f"template must be one of {', '.join(TEMPLATES)}, not {template!r}")
+    services = resolve_services(tuple(task.services))
+    messages = [{"role": "system", "content": system_prompt(task, services)}, {"role": "user", "content": ""}]
+    if template == "full":
+        return messages
+    chat, _ = prompt_messages(messages, tool_schemas(list(services.tools)), template)
+    return chat
+
+
+def task_rows(tasks: Sequence[Task], routed: bool | None = None, template: str = "full") -> list[dict[str, Any]]:
+    """Dataset rows: ``prompt`` (:func:`first_messages` under ``template``), ``task`` (the task as JSON),
+    ``task_id``, and ``environment`` (the service set) when tasks differ in services."""
     routed = len({services_key(t) for t in tasks}) > 1 if routed is None else routed
     rows = []
     for task in tasks:
         row: dict[str, Any] = {
-            "prompt": [{"role": "system", "content": system_prompt(task)}, {"role": "user", "content": ""}],
+            "prompt": first_messages(task, template),
             "task": task.model_dump_json(),
             "task_id": task.id,
         }
@@ -208,10 +226,16 @@ Factory = Callable[[], TaskEnvironment]
 
 
 def trl_environments(
-    tasks: Sequence[Task], *, owns_reward: bool = True, connect: Callable[[], Backend] | None = None
+    tasks: Sequence[Task],
+    *,
+    owns_reward: bool = True,
+    connect: Callable[[], Backend] | None = None,
+    template: str = "full",
 ) -> tuple[list[dict[str, Any]], Factory | dict[str, Factory]]:
     """(dataset rows, ``environment_factory``) for these tasks: one class when they share their services, else a
-    ``{service set: class}`` mapping that trl routes by the rows' ``environment`` column."""
+    ``{service set: class}`` mapping that trl routes by the rows' ``environment`` column. ``template="compact"``
+    puts the compact tool list in the rows' system message (train with ``CoworkGRPOTrainer(template="compact")``,
+    which then renders no schemas)."""
     base: type[TaskEnvironment] = CoworkEnvironment if owns_reward else TaskEnvironment
     keys = sorted({services_key(t) for t in tasks})
     classes: dict[str, type[TaskEnvironment]] = {}
@@ -220,7 +244,7 @@ def trl_environments(
         if connect is not None:
             cls = type(cls.__name__, (cls,), {"connect": staticmethod(connect), "__module__": __name__})
         classes[key] = cls
-    rows = task_rows(tasks, routed=len(keys) > 1)
+    rows = task_rows(tasks, routed=len(keys) > 1, template=template)
     if len(keys) == 1:
         return rows, classes[keys[0]]
     return rows, dict(classes)

@@ -54,9 +54,11 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
         max_group_retries: int = 2,
         gigpo_omega: float = 1.0,
         gigpo_gamma: float = 0.95,
+        template: str = "full",
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        self.template = template
         self.algo = algo
         self.max_group_retries = max_group_retries
         self.gigpo_omega, self.gigpo_gamma = gigpo_omega, gigpo_gamma
@@ -65,6 +67,20 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
         self._completions: list[Any] = []
         if algo == "gigpo" and self.accelerator.num_processes > 1:
             raise ValueError("gigpo takes its groups from one process's batch: run it on one process")
+
+    # ------------------------------------------------------------------ the prompt's tool list
+    def _tokenize_prompts(self, prompts: list[Any]) -> Any:
+        """Under ``template="compact"`` the rows' system message already lists the tools (as the ``hf:`` agent's
+        does), so the chat template gets no schemas; the tools themselves stay bound for the tool loop and for
+        parsing the model's calls."""
+        if self.template != "compact" or self.environment_factories is None:
+            return super()._tokenize_prompts(prompts)
+        kept = self._env_tools
+        self._env_tools = {name: [] for name in kept}
+        try:
+            return super()._tokenize_prompts(prompts)
+        finally:
+            self._env_tools = kept
 
     # ------------------------------------------------------------------ reject and retry
     def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -104,6 +104,15 @@ def load_model(options: RLOptions) -> Any:
     return PeftModel.from_pretrained(base, options.adapter, is_trainable=True)
 
 
+def resolve_template(options: RLOptions) -> str:
+    """The prompt's tool-list form: ``--template``, else the one the model (or adapter) folder was trained on
+    (``train sft`` records it), else ``full`` — the same rule as the ``hf:`` agent's."""
+    from coworkenv.harness.agents.hf_agent import recorded_template
+
+    found = [recorded_template(p) for p in (options.adapter, options.model) if p]
+    return options.template or next((t for t in found if t), None) or "full"
+
+
 def build_trainer(
     options: RLOptions, tasks: list[Task], trainer_cls: type | None = None, **config_overrides: Any
 ) -> Any:
@@ -114,7 +123,8 @@ def build_trainer(
     from coworkenv.train.trl_env import trl_environments
     from coworkenv.train.trl_grpo import CoworkGRPOTrainer
 
-    rows, factory = trl_environments(tasks, owns_reward=False)
+    template = resolve_template(options)
+    rows, factory = trl_environments(tasks, owns_reward=False, template=template)
     tokenizer = AutoTokenizer.from_pretrained(options.model if not options.adapter else options.adapter)
     cls = trainer_cls or CoworkGRPOTrainer
     return cls(
@@ -129,6 +139,7 @@ def build_trainer(
         max_group_retries=options.max_retries,
         gigpo_omega=options.gigpo_omega,
         gigpo_gamma=options.gigpo_gamma,
+        template=template,
     )
 
 
@@ -151,6 +162,7 @@ def run_trl_rl(options: RLOptions, trainer_cls: type | None = None, **config_ove
         "engine": "trl",
         "options": asdict(options),
         "tasks": len(tasks),
+        "template": trainer.template,
         "groups": dict(trainer.group_stats),
         "log_history": trainer.state.log_history,
     }
