@@ -11,6 +11,9 @@
    on the rendered demonstrations), scored on the held-out tasks through the harness with the ``hf:`` agent
    (``template=compact``, greedy), fully fine-tuned (``train sft --full``), scored again.
 
+4. (``--grpo-steps``, 4 by default) GRPO from that checkpoint through the trl path (``train rl --engine trl``'s
+   trainer, LoRA, ``--template compact`` read from the checkpoint) on training tasks, the held-out score again.
+
 Reports mean score and pass rate before/after, and the same on the held-out tasks whose answers (the string
 values of the reference's tool arguments, less those in ≥ 10 % of training tasks: enums and priors) never
 appear in training — a model that guesses the family's common answers scores there only by copying.
@@ -42,8 +45,13 @@ from coworkenv.train.options import SFTOptions
 from coworkenv.train.sft import run_sft
 from coworkenv.train.tiny import build_tiny, parameter_count
 
-FULL = {"train": 1200, "heldout": 24, "layers": 4, "hidden": 256, "vocab": 4096, "steps": 2400, "batch": 1}
-QUICK = {"train": 60, "heldout": 4, "layers": 2, "hidden": 64, "vocab": 1024, "steps": 30, "batch": 2}
+FULL = {
+    "train": 1200, "heldout": 24, "layers": 4, "hidden": 256, "vocab": 4096, "steps": 2400, "batch": 1,
+    "grpo_steps": 4,
+}  # fmt: skip
+QUICK = {
+    "train": 60, "heldout": 4, "layers": 2, "hidden": 64, "vocab": 1024, "steps": 30, "batch": 2, "grpo_steps": 1,
+}  # fmt: skip
 
 
 def make_tasks(family: str, services: tuple[str, ...], difficulty: str, seeds: range) -> list[Task]:
@@ -104,6 +112,38 @@ def evaluate(model_dir: Path, tasks: list[Task], args: argparse.Namespace) -> di
     }
 
 
+def continue_with_grpo(work: Path, train: list[Task], args: argparse.Namespace) -> dict[str, Any]:
+    """A few GRPO steps through the trl path (``train rl --engine trl``'s trainer, LoRA on the SFT model, the
+    compact template the SFT checkpoint was trained on) on training tasks; the adapter merged into
+    ``work/grpo`` for evaluation."""
+    from coworkenv.synth.contract.taskfile import save_tasks
+    from coworkenv.train.options import RLOptions
+    from coworkenv.train.trl_rl import build_trainer, resolve_template
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    picked = train[: args.grpo_steps * args.grpo_tasks]
+    tasks_file = save_tasks(picked, work / "grpo_tasks.jsonl")
+    options = RLOptions(
+        tasks=str(tasks_file), model=str(work / "sft"), out=str(work / "grpo-run"), algo="grpo",
+        group_size=args.grpo_group, tasks_per_step=args.grpo_tasks, steps=args.grpo_steps, lr=args.grpo_lr,
+        lora_rank=16, lora_alpha=32, temperature=1.0, max_completion_length=args.grpo_length,
+        max_tool_calls=args.max_turns, bf16=False, seed=0,
+    )  # fmt: skip
+    trainer = build_trainer(options, picked)
+    trainer.train()
+    merged = trainer.model.merge_and_unload()
+    merged.save_pretrained(str(work / "grpo"))
+    trainer.processing_class.save_pretrained(str(work / "grpo"))
+    log = trainer.state.log_history
+    return {
+        "template": resolve_template(options),
+        "tasks": len(picked),
+        "rewards": [round(float(e["reward"]), 3) for e in log if "reward" in e],
+        "tool_call_frequency": [round(float(e["tools/call_frequency"]), 2) for e in log if "tools/call_frequency" in e],
+        "groups": dict(trainer.group_stats),
+    }
+
+
 def subset(result: dict[str, Any], tasks: list[Task]) -> dict[str, Any]:
     scores = [result["by_task"][t.id] for t in tasks]
     if not scores:
@@ -122,8 +162,14 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--family", default="tickets-triage-oncall")
     parser.add_argument("--services", default="tickets")
     parser.add_argument("--difficulty", default="easy")
-    for name in ("train", "heldout", "layers", "hidden", "vocab", "steps", "batch"):
-        parser.add_argument(f"--{name}", type=int, help=f"[default: {FULL[name]}, --quick {QUICK[name]}]")
+    for name in FULL:
+        parser.add_argument(
+            f"--{name.replace('_', '-')}", type=int, help=f"[default: {FULL[name]}, --quick {QUICK[name]}]"
+        )
+    parser.add_argument("--grpo-group", type=int, default=4, help="GRPO: rollouts per task.")
+    parser.add_argument("--grpo-tasks", type=int, default=2, help="GRPO: tasks per step.")
+    parser.add_argument("--grpo-lr", type=float, default=2e-4, help="GRPO: learning rate (LoRA on the SFT model).")
+    parser.add_argument("--grpo-length", type=int, default=3072, help="GRPO: tokens of an episode after the prompt.")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument(
         "--recoveries", type=float, default=0.15, help="Share of demonstrations with a recovery from a tool error."
@@ -176,14 +222,25 @@ def main() -> None:
     summary: dict[str, Any] = {
         "args": vars(args), "demonstrations": len(rows), "dropped": dropped, "parameters": parameter_count(base),
         "lengths": lengths.__dict__ if lengths else None, "before": before, "after": after,
-        "unseen_answers": unseen_scores,
+        "unseen_answers": unseen_scores, "grpo": None,
         "sft_loss_curve": curve(result.losses), "sft_s": round(sft_s, 1), "wall_s": round(time.perf_counter() - t0, 1),
     }  # fmt: skip
-    (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")  # SFT's figures, first
     print(f"held-out score {before['score']:.3f} -> {after['score']:.3f}, pass {before['pass_rate']:.2f} -> "
           f"{after['pass_rate']:.2f}; unseen-answer tasks {unseen_scores['before']} -> "
           f"{unseen_scores['after']}; loss curve {summary['sft_loss_curve']}; "
-          f"total {summary['wall_s']} s")  # fmt: skip
+          f"{summary['wall_s']} s so far", flush=True)  # fmt: skip
+    if args.grpo_steps:
+        t3 = time.perf_counter()
+        grpo = continue_with_grpo(work, train, args)
+        grpo["after"] = evaluate(work / "grpo", heldout, args)
+        grpo["unseen_answers"] = subset(grpo["after"], novel)
+        grpo["s"] = round(time.perf_counter() - t3, 1)
+        summary.update(grpo=grpo, wall_s=round(time.perf_counter() - t0, 1))
+        (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        print(f"GRPO ({args.grpo_steps} steps, rewards {grpo['rewards']}): held-out score {after['score']:.3f} -> "
+              f"{grpo['after']['score']:.3f}, pass {after['pass_rate']:.2f} -> {grpo['after']['pass_rate']:.2f}; "
+              f"unseen-answer tasks {grpo['unseen_answers']} ({grpo['s']:.0f} s); total {summary['wall_s']} s")  # fmt: skip
 
 
 if __name__ == "__main__":
