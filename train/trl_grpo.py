@@ -75,12 +75,12 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
         parsing the model's calls."""
         if self.template != "compact" or self.environment_factories is None:
             return super()._tokenize_prompts(prompts)
-        kept = self._env_tools
-        self._env_tools = {name: [] for name in kept}
+        kept: dict[Any, list[Any]] = self.__dict__["_env_tools"]
+        self.__dict__["_env_tools"] = {name: [] for name in kept}
         try:
             return super()._tokenize_prompts(prompts)
         finally:
-            self._env_tools = kept
+            self.__dict__["_env_tools"] = kept
 
     # ------------------------------------------------------------------ reject and retry
     def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -146,10 +146,9 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
             self._use(trial)
             new = super()._generate(prompts)
             again = set(self._bad_groups(new))
-            merged: list[Any] = [
-                list(out[k]) if k in _LIST_FIELDS and out[k] is not None else None for k in range(len(out))
-            ]
-            merged[5] = {key: list(values) for key, values in out[5].items()}  # extra fields: a dict of lists
+            merged: list[Any] = [list(f) if isinstance(f, list | tuple) else f for f in out]
+            if isinstance(out[5], dict):  # extra_fields: {name: a value per sample}, copied so ``out`` is kept
+                merged[5] = {key: list(values) for key, values in out[5].items()}
             for group in bad:
                 for i in range(group * size, (group + 1) * size):
                     pool = self._environment_pool[self._batch_environments[i]]
@@ -158,7 +157,7 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
                     for k in _LIST_FIELDS:
                         if merged[k] is not None and new[k] is not None:
                             merged[k][i] = new[k][i]
-                    for key, values in merged[5].items():
+                    for key, values in (merged[5] or {}).items():
                         values[i] = new[5][key][i]
             self._use(kept)
             out = tuple(merged)

@@ -125,11 +125,11 @@ def test_a_group_with_a_cut_rollout_is_played_again_before_advantages(tiny_model
     assert history[0]["reward"] == pytest.approx(0.5)  # the retried group: one solve, one give-up
 
 
-def test_a_group_still_bad_after_every_retry_is_rejected_and_scores_nothing(tiny_model: Path, tmp_path: Path) -> None:
+def test_a_group_still_bad_after_its_retries_is_rejected_and_scores_nothing(tiny_model: Path, tmp_path: Path) -> None:
     class AlwaysCut(Scripted):
         cut = tuple(range(0, 100, 2))
 
-    run_trl_rl(options(tiny_model, tmp_path, "grpo", max_retries=2), trainer_cls=AlwaysCut)  # two replays
+    run_trl_rl(options(tiny_model, tmp_path, "grpo", max_retries=2), trainer_cls=AlwaysCut)
     summary = json.loads((tmp_path / "coworkenv_rl.json").read_text())
     assert summary["groups"] == {"incomplete": 3, "retried": 2, "rejected": 1}
     logged = summary["log_history"][0]
