@@ -118,6 +118,11 @@ def evaluate(model_dir: Path, tasks: list[Task], args: argparse.Namespace) -> di
     }
 
 
+def _number(value: Any) -> float | None:
+    """A logged figure rounded, or None where trl logged none (None or NaN: nothing was scored)."""
+    return None if value is None or value != value else round(float(value), 3)
+
+
 def continue_with_grpo(work: Path, train: list[Task], args: argparse.Namespace) -> dict[str, Any]:
     """A few GRPO steps through the trl path (``train rl --engine trl``'s trainer, LoRA on the SFT model, the
     compact template the SFT checkpoint was trained on) on training tasks; the adapter merged into
@@ -144,8 +149,8 @@ def continue_with_grpo(work: Path, train: list[Task], args: argparse.Namespace) 
     return {
         "template": resolve_template(options),
         "tasks": len(picked),
-        "rewards": [round(float(e["reward"]), 3) for e in log if "reward" in e],
-        "tool_call_frequency": [round(float(e["tools/call_frequency"]), 2) for e in log if "tools/call_frequency" in e],
+        "rewards": [_number(e["reward"]) for e in log if "reward" in e],  # None: every group rejected
+        "tool_call_frequency": [_number(e["tools/call_frequency"]) for e in log if "tools/call_frequency" in e],
         "groups": dict(trainer.group_stats),
     }
 
