@@ -70,9 +70,7 @@ def _calls(messages: list[dict[str, Any]]) -> Iterator[tuple[int, dict[str, Any]
             yield i, call
 
 
-def candidates(
-    messages: list[dict[str, Any]], seed_text: str, rng: random.Random
-) -> Iterator[Mistake]:
+def candidates(messages: list[dict[str, Any]], seed_text: str, rng: random.Random) -> Iterator[Mistake]:
     """Wrong versions of the demonstration's calls, in the order to try them: a kind drawn by ``rng`` first."""
     by_kind: dict[str, list[Mistake]] = {k: [] for k in KINDS}
     for n, (_, call) in enumerate(_calls(messages)):
