@@ -25,6 +25,7 @@ One instance plays one rollout at a time; trl pools instances and calls ``reset(
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections import OrderedDict
@@ -156,7 +157,9 @@ class TaskEnvironment:
     def __del__(self) -> None:
         backend = getattr(self, "_backend", None)
         if backend is not None:
-            backend.close()
+            # at interpreter exit the modules close() needs may be gone already: nothing is left to free then
+            with contextlib.suppress(Exception):
+                backend.close()
 
 
 _CLASSES: dict[tuple[str, tuple[str, ...]], type[TaskEnvironment]] = {}
