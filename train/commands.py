@@ -52,7 +52,7 @@ def tiny_cmd(
     out: Path, seed: int, layers: int, hidden: int, vocab_size: int | None, tokenizer_from: Path | None
 ) -> None:
     """Build a tiny chat model offline (random weights, Qwen2.5 chat template) for tests, demos and learning
-    from scratch (e.g. --layers 4 --hidden 256 --vocab-size 4096 --tokenizer-from demos.jsonl: ~3.4M)."""
+    from scratch (e.g. --layers 4 --hidden 256 --vocab-size 4096 --tokenizer-from demos.jsonl: ~3.0M)."""
     try:
         from coworkenv.train.data import DataError
         from coworkenv.train.tiny import DEFAULT_VOCAB_SIZE, build_tiny, parameter_count

@@ -5,7 +5,7 @@ demonstrations a model will learn from: ``texts``), wrapped in a ``PreTrainedTok
 template is exactly trl's Qwen2.5 template (so trl recognises it, swaps in its training variant for
 assistant-only loss, and parses tool calls), plus a ``Qwen2`` model with random weights (default hidden 64,
 2 layers; heads derived: max(4, hidden / 64), half as many KV heads). Nothing is downloaded; the same seed
-and inputs give the same files. Hidden 256 with 4 layers and a 4,096-token vocabulary is ~3.4M parameters.
+and inputs give the same files. Hidden 256 with 4 layers and a 4,096-token vocabulary is ~3.0M parameters.
 """
 
 from __future__ import annotations
