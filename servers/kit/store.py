@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -125,17 +125,6 @@ class TableStore:
         self.writes += 1
         self.conn.execute(self._insert, self._encode(clean))
         return clean
-
-    def insert_many(self, rows: Iterable[Row]) -> None:
-        """Insert validated rows in one statement, encoded column by column (fewer Python steps per row)."""
-        self.dirty = True
-        self.writes += 1
-        rows = rows if isinstance(rows, list) else list(rows)
-        columns = []
-        for name, enc in self._enc:
-            values = [r.get(name) for r in rows]
-            columns.append(values if enc is None else list(map(enc, values)))
-        self.conn.executemany(self._insert, zip(*columns, strict=True))
 
     def get(self, record_id: str) -> Row | None:
         cur = self.conn.execute(f"{self._select} WHERE id = ?", (record_id,))
