@@ -31,7 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_mcp_floor import floor_figures
-from bench_replay import Samples, load_tasks, merge, p50, p99, replay_tasks
+from bench_replay import Samples, known_services, load_tasks, merge, p50, p99, replay_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "6eb35d3"  # the last commit before issue 15's work on the call path
@@ -55,6 +55,10 @@ def synth_tasks(count: int, seed: int, out: Path) -> Path:
         check=True,
         stdout=subprocess.DEVNULL,
     )
+    if not any(out.glob("*.json")):
+        raise SystemExit(
+            f"synthesis wrote no task files to {out}: run `coworkenv synth --count {count} --out DIR` by hand"
+        )
     return out
 
 
@@ -102,13 +106,35 @@ def main() -> None:
         tmp = Path(tmp_name)
         tasks = opts.tasks or synth_tasks(opts.count, opts.seed, tmp / "tasks")
         base_root = baseline_tree(opts.baseline, tmp / "base") if opts.baseline else None
+        # Both trees replay the same tasks: those using only services the baseline already had.
+        shared = set(known_services())
+        if base_root is not None:
+            listed = subprocess.run(
+                [
+                    sys.executable,
+                    str(Path(__file__).resolve().parent / "bench_replay.py"),
+                    "--root",
+                    str(base_root),
+                    "--tasks",
+                    str(tasks),
+                    "--list-services",
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            shared &= set(json.loads(listed.stdout.strip().splitlines()[-1]))
+        n_tasks = sum(1 for t in load_tasks(Path(tasks)) if set(t["services"]) <= shared)
+        if not n_tasks:
+            raise SystemExit("no task to replay: every task uses a service the baseline lacks (try --baseline '')")
         ours: dict[str, Samples] = {}
         base: dict[str, Samples] = {}
         tau2: dict[str, Samples] = {}
+        worker_args = ["--tasks", str(tasks), "--rounds", str(rounds), "--services", ",".join(sorted(shared))]
         for _ in range(alternations):
-            merge(ours, replay_tasks(tasks, rounds))
+            merge(ours, replay_tasks(tasks, rounds, shared))
             if base_root is not None:
-                merge(base, run_worker(["--root", str(base_root), "--tasks", str(tasks), "--rounds", str(rounds)]))
+                merge(base, run_worker(["--root", str(base_root), *worker_args]))
             if opts.tau2_python and opts.tau2_src:
                 worker = [str(Path(__file__).resolve().parent / "bench_tau2.py"), "--src", str(opts.tau2_src)]
                 proc = subprocess.run(
@@ -123,8 +149,10 @@ def main() -> None:
             shutil.rmtree(base_root, ignore_errors=True)
 
     print(f"coworkenv same-workload call benchmark — {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
-    n_tasks = len(load_tasks(Path(tasks))) if opts.tasks else opts.count
-    print(f"\nReplaying every reference call of {n_tasks} tasks, fresh environment per task, direct door:")
+    print(
+        f"\nReplaying every reference call of {n_tasks} tasks (services: {', '.join(sorted(shared))}),"
+        " fresh environment per task, direct door:"
+    )
     ref = p50(ours.get("all", [])) or None
     for kind in ("all", "read", "write"):
         print(line(f"ours {kind}", ours.get(kind, [])))

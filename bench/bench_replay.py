@@ -68,12 +68,20 @@ def load_tasks(folder: Path) -> list[dict[str, Any]]:
     return out
 
 
-def replay_tasks(folder: Path, rounds: int) -> dict[str, Samples]:
+def known_services() -> list[str]:
+    """The services of the imported ``coworkenv.servers`` (this tree's, or a baseline's after ``_use_root``)."""
+    from coworkenv.servers.registry import SERVICES
+
+    return sorted(SERVICES)
+
+
+def replay_tasks(folder: Path, rounds: int, services: set[str] | None = None) -> dict[str, Samples]:
     """Each round: for every task a fresh environment from its seed, then its reference calls through
-    ``Environment.call`` (driven without an event loop: a direct-door call never suspends)."""
+    ``Environment.call`` (driven without an event loop: a direct-door call never suspends).
+    ``services`` keeps only the tasks that use nothing else (so an older tree replays the same tasks)."""
     from coworkenv.servers import Environment
 
-    tasks = load_tasks(folder)
+    tasks = [t for t in load_tasks(folder) if services is None or set(t["services"]) <= services]
     out: dict[str, Samples] = {"all": [], "read": [], "write": [], "env_ms": []}
     clock = time.perf_counter
     for _ in range(rounds):
@@ -118,9 +126,15 @@ def main() -> None:
     parser.add_argument("--root", type=Path, required=True)
     parser.add_argument("--tasks", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--services", help="Comma-separated: replay only tasks using these services")
+    parser.add_argument("--list-services", action="store_true", help="Print the tree's services as JSON")
     opts = parser.parse_args()
     _use_root(opts.root.resolve())
-    print(json.dumps(replay_tasks(opts.tasks, opts.rounds)))
+    if opts.list_services:
+        print(json.dumps(known_services()))
+        return
+    keep = set(opts.services.split(",")) if opts.services else None
+    print(json.dumps(replay_tasks(opts.tasks, opts.rounds, keep)))
 
 
 if __name__ == "__main__":

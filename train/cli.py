@@ -20,3 +20,7 @@ def main() -> None:
 
 for _cmd in [*SERVER_COMMANDS, *SYNTH_COMMANDS, *SYNTHESIS_COMMANDS, *HARNESS_COMMANDS, *TRAIN_COMMANDS, pipeline_cmd]:
     main.add_command(_cmd)
+
+
+if __name__ == "__main__":
+    main()

@@ -81,6 +81,7 @@ def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | Non
         show_progress=False,
     )
     tok.train_from_iterator(_without_markers([*corpus(), *(texts or [])]), trainer=trainer)
+    tok = _copyable_names(tok)
     # Like Qwen2.5: the tool markers are whole tokens but not "special" (decoding keeps them).
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in TOOL_TOKENS])
     fast = PreTrainedTokenizerFast(
@@ -92,6 +93,28 @@ def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | Non
     )
     fast.chat_template = qwen2_5_chat_template()
     return fast
+
+
+def _prose_only_merge(pair: list[str] | str) -> bool:
+    """Whether a BPE merge glues the space before a word to a capitalised word (``Ġ`` + ``J…``)."""
+    left, right = pair if isinstance(pair, list) else pair.split(" ", 1)
+    joined = left + right
+    return joined.startswith("\u0120") and len(joined) > 1 and joined[1].isupper()
+
+
+def _copyable_names(tok: Any) -> Any:
+    """The tokenizer without merges that join a space to a capitalised word, so a name is the same tokens in
+    prose (``is Jonas``: ``Ġ`` + ``Jonas``) as inside JSON (``"Jonas"``, where the pre-tokenizer gives it no
+    space). Otherwise copying a name from a request into a tool call's arguments means learning, name by name,
+    which tokens spell it there — a model learning from scratch guesses a frequent name instead. The vocabulary
+    (and its ids) stays as trained; the merges' results simply never form."""
+    import json
+
+    from tokenizers import Tokenizer
+
+    state = json.loads(tok.to_str())
+    state["model"]["merges"] = [m for m in state["model"]["merges"] if not _prose_only_merge(m)]
+    return Tokenizer.from_str(json.dumps(state))
 
 
 def _without_markers(texts: list[str]) -> list[str]:
