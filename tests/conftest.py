@@ -3,8 +3,10 @@ seed (an enterprise customer with an old open ticket) that the synth and harness
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -86,3 +88,11 @@ def member_fail(service: str, env: Environment, member: str, tool: str, **args: 
     result = env.state(service).call_now(tool, args, member=member)
     assert result.is_error, result.data
     return result.text
+
+
+def drop_audit_column(db: Path, column: str) -> None:
+    """Make a service's database file look as an older version wrote it: its audit table without ``column``."""
+    conn = sqlite3.connect(db)
+    conn.execute(f"ALTER TABLE _audit DROP COLUMN {column}")
+    conn.commit()
+    conn.close()

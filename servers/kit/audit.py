@@ -14,16 +14,19 @@ AUDIT_DDL = (
     "CREATE TABLE IF NOT EXISTS _audit ("
     " seq INTEGER PRIMARY KEY, sim_time TEXT NOT NULL, wall_time TEXT NOT NULL, actor TEXT NOT NULL,"
     " tool TEXT NOT NULL, arguments TEXT NOT NULL, outcome TEXT NOT NULL, result TEXT, error TEXT,"
-    " duration_ms REAL NOT NULL, state_changed INTEGER NOT NULL, raw_arguments TEXT)"
+    " duration_ms REAL NOT NULL, state_changed INTEGER NOT NULL, raw_arguments TEXT, changes TEXT)"
 )
 
 
 def migrate(conn: sqlite3.Connection) -> None:
-    """Bring an audit table written by an older version up to date (it had no ``raw_arguments`` column;
-    its ``arguments`` held the raw arguments, so reading such a row gives those as both)."""
+    """Bring an audit table written by an older version up to date (it had no ``raw_arguments`` column:
+    its ``arguments`` held the raw arguments, so reading such a row gives those as both; nor a ``changes``
+    column: its rows read as having noted no change)."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(_audit)")}
     if columns and "raw_arguments" not in columns:
         conn.execute("ALTER TABLE _audit ADD COLUMN raw_arguments TEXT")
+    if columns and "changes" not in columns:
+        conn.execute("ALTER TABLE _audit ADD COLUMN changes TEXT")
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,9 @@ class AuditRow:
     those the caller gave; defaults are not filled in), as JSON: what the grader's matchers read. For an
     invalid_arguments or unknown_tool outcome nothing was validated and they are the raw arguments.
     ``raw_arguments`` are always the arguments exactly as the caller sent them.
+    ``changes`` are the records the call wrote, in order: ``{"table", "id", "row"}`` with the record as it was
+    right after that write (``row`` None: deleted); None when it wrote nothing. They show what a run did even
+    where a later call undid it (a file shared outside the company, then unshared).
     """
 
     seq: int
@@ -49,6 +55,7 @@ class AuditRow:
     duration_ms: float
     state_changed: bool
     raw_arguments: Any = None
+    changes: list[dict[str, Any]] | None = None
 
     @property
     def ok(self) -> bool:
@@ -167,11 +174,13 @@ def write_row(
     result_json: str | None = None,
     arguments_json: str | None = None,
     raw_json: str | None = None,
+    changes_json: str | None = None,
 ) -> int:
-    """Insert one audit row; ``*_json`` give values already encoded by :func:`to_json` (not encoded again)."""
+    """Insert one audit row; ``*_json`` give values already encoded by :func:`to_json` (not encoded again);
+    ``changes_json`` is :func:`changes_text` of the call's writes (None: it wrote nothing)."""
     cur = conn.execute(
         "INSERT INTO _audit (sim_time, wall_time, actor, tool, arguments, outcome, result, error, duration_ms,"
-        " state_changed, raw_arguments) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        " state_changed, raw_arguments, changes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             sim_time,
             wall_time,
@@ -184,9 +193,24 @@ def write_row(
             round(duration_ms, 4),
             int(state_changed),
             raw_json if raw_json is not None else to_json(raw_arguments),
+            changes_json,
         ),
     )
     return int(cur.lastrowid or 0)
+
+
+Written = tuple[str, str, "str | None"]
+"""One write of a tool call, as a table store notes it: (table, record id, the record after it as
+:func:`to_json` text, or None for a delete)."""
+
+
+def changes_text(written: list[Written]) -> str:
+    """A call's writes as the audit row's ``changes`` JSON: a list of ``{"table", "id", "row"}`` in order."""
+    parts = [
+        f'{{"id": {to_json(rid)}, "row": {"null" if row is None else row}, "table": {to_json(table)}}}'
+        for table, rid, row in written
+    ]
+    return "[" + ", ".join(parts) + "]"
 
 
 _loads = json.JSONDecoder().decode
@@ -196,7 +220,7 @@ _loads = json.JSONDecoder().decode
 def read_rows(conn: sqlite3.Connection, service: str, after_seq: int = 0) -> list[AuditRow]:
     rows = conn.execute(
         "SELECT seq, sim_time, wall_time, actor, tool, arguments, outcome, result, error, duration_ms,"
-        " state_changed, raw_arguments FROM _audit WHERE seq > ? ORDER BY seq",
+        " state_changed, raw_arguments, changes FROM _audit WHERE seq > ? ORDER BY seq",
         (after_seq,),
     ).fetchall()
     return [
@@ -214,6 +238,7 @@ def read_rows(conn: sqlite3.Connection, service: str, after_seq: int = 0) -> lis
             duration_ms=r[9],
             state_changed=bool(r[10]),
             raw_arguments=_loads(r[11] if r[11] is not None else r[5]),
+            changes=None if r[12] is None else _loads(r[12]),
         )
         for r in rows
     ]

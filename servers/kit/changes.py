@@ -100,20 +100,32 @@ def diff_tables(
     for table in sorted(set(before) | set(after)):
         if table in skip or before.get(table) is after.get(table):  # the same list: nothing changed
             continue
-        ignore = set(volatile.get(table, ()))
+        ignore = frozenset(volatile.get(table, ()))
         old = {str(r.get("id")): r for r in before.get(table, ())}
         new = {str(r.get("id")): r for r in after.get(table, ())}
         for rid in sorted(set(old) | set(new)):
-            a, b = old.get(rid), new.get(rid)
-            if a is None and b is not None:
-                out.append(Change(service, table, rid, "create", None, b, tuple(k for k in b if k not in ignore)))
-            elif b is None and a is not None:
-                out.append(Change(service, table, rid, "delete", a, None, tuple(k for k in a if k not in ignore)))
-            elif a is not None and b is not None and a is not b and a != b:
-                keys = [k for k in {**a, **b} if k not in ignore and a.get(k) != b.get(k)]
-                if keys:
-                    out.append(Change(service, table, rid, "update", a, b, tuple(keys)))
+            change = record_change(service, table, rid, old.get(rid), new.get(rid), ignore)
+            if change is not None:
+                out.append(change)
     return out
+
+
+def record_change(
+    service: str, table: str, rid: str, before: Row | None, after: Row | None, ignore: frozenset[str] = frozenset()
+) -> Change | None:
+    """How one record differs between two states (None where it does not, ``ignore``'s fields aside)."""
+    if before is None:
+        return None if after is None else Change(service, table, rid, "create", None, after, _fields(after, ignore))
+    if after is None:
+        return Change(service, table, rid, "delete", before, None, _fields(before, ignore))
+    if before is after or before == after:
+        return None
+    keys = tuple(k for k in {**before, **after} if k not in ignore and before.get(k) != after.get(k))
+    return Change(service, table, rid, "update", before, after, keys) if keys else None
+
+
+def _fields(row: Row, ignore: frozenset[str]) -> tuple[str, ...]:
+    return tuple(k for k in row if k not in ignore)
 
 
 def sensitive_hits(kinds: Sequence[SensitiveKind], change: Change, context: SensitiveContext) -> list[SensitiveHit]:
@@ -145,5 +157,6 @@ __all__ = [
     "Tables",
     "diff_tables",
     "domain_of",
+    "record_change",
     "sensitive_hits",
 ]

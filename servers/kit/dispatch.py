@@ -42,6 +42,8 @@ class Dispatcher:
     clock: SimClock
     _nested: bool = False
     """Whether the call running now is a savepoint inside a mark's transaction (see :data:`_BEGIN`)."""
+    journal: list[audit.Written]
+    """The writes of the call running now, noted by the table stores (its audit row's ``changes``)."""
 
     async def call(
         self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent", member: str | None = None
@@ -71,6 +73,8 @@ class Dispatcher:
         changed = False
         typed: Any = raw  # nothing validated (unknown tool, invalid arguments): the audit keeps the raw ones
         conn = self.conn
+        journal = self.journal
+        journal.clear()
         # inside a mark (:meth:`ServiceState.mark`, an open transaction) the call is a savepoint of its own in it
         nested = self._nested = conn.in_transaction
         conn.execute(_BEGIN[nested])
@@ -112,7 +116,9 @@ class Dispatcher:
                 error=None if outcome == "ok" else text,
                 duration_ms=(time.perf_counter() - started) * 1000,
                 state_changed=changed,
+                changes_json=audit.changes_text(journal) if journal else None,
             )
+            journal.clear()
             conn.execute(_COMMIT[nested])
         except BaseException:
             for sql in _ROLLBACK[nested]:
@@ -123,6 +129,7 @@ class Dispatcher:
     def _undo(self) -> None:
         """Drop what a failed tool body wrote; the call's audit row then goes in a fresh transaction (or, inside
         a mark, in the call's savepoint, now emptied)."""
+        self.journal.clear()
         if self._nested:
             self.conn.execute("ROLLBACK TO _call")
             return

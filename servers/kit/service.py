@@ -6,7 +6,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from coworkenv.servers.kit.changes import Change, SensitiveContext, SensitiveHit, SensitiveKind, Tables, diff_tables
+from coworkenv.servers.kit.changes import (
+    Change,
+    Row,
+    SensitiveContext,
+    SensitiveHit,
+    SensitiveKind,
+    Tables,
+    diff_tables,
+    record_change,
+)
 from coworkenv.servers.kit.changes import sensitive_hits as _hits
 from coworkenv.servers.kit.records import Table
 from coworkenv.servers.kit.seed import Seed
@@ -51,6 +60,14 @@ class Service:
         volatile = {t.name: t.volatile for t in self.tables if t.volatile}
         skip = [t.name for t in self.tables if t.history]
         return diff_tables(self.name, before, after, volatile=volatile, skip=skip)
+
+    def change(self, table: str, rid: str, before: Row | None, after: Row | None) -> Change | None:
+        """How one record of this service differs between two versions, as :meth:`diff` would see it (None
+        where it does not differ, or the table is a history table)."""
+        spec = self.tables_by_name.get(table)
+        if spec is None or spec.history:
+            return None
+        return record_change(self.name, table, rid, before, after, frozenset(spec.volatile))
 
     def sensitive_hits(self, change: Change, context: SensitiveContext) -> list[SensitiveHit]:
         """The sensitive kinds of this service that a change is of."""

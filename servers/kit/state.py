@@ -52,6 +52,10 @@ class ServiceState(Dispatcher, Marks):
         """The seeded database (in memory: a reset copies it back; shared with the seed cache, never written)."""
         self.initial_now = clock.iso()
         self.tables = {t.name: TableStore(conn, t) for t in service.tables}
+        self.journal = []
+        for table in service.tables:
+            if not table.history:
+                self.tables[table.name].journal = self.journal
         self.marks: list[Mark] = []
         """The open marks, innermost last."""
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from coworkenv.servers.kit.audit import Written, to_json
 from coworkenv.servers.kit.records import Column, Table
 
 Row = dict[str, Any]
@@ -97,6 +98,9 @@ class TableStore:
         self.writes = 0
         """How many writes went through this store (even rolled back ones): a table whose count is what a mark
         noted is as it was at the mark (:meth:`ServiceState.dump_since`)."""
+        self.journal: list[Written] | None = None
+        """Where each write through this store is noted for the audit row of the call running now (set by the
+        service's state; None for a ``history`` table, whose rows are the record of another change)."""
         self.memo: dict[Any, Row] = {}
         """Rows :meth:`dump_shared` decoded, by their stored values (shared with the stores forked from this one)."""
 
@@ -124,6 +128,8 @@ class TableStore:
         self.dirty = True
         self.writes += 1
         self.conn.execute(self._insert, self._encode(clean))
+        if self.journal is not None:
+            self.journal.append((self.table.name, str(clean.get("id")), to_json(clean)))
         return clean
 
     def get(self, record_id: str) -> Row | None:
@@ -159,12 +165,16 @@ class TableStore:
         self.writes += 1
         values = [merged.get(n) if enc is None else enc(merged.get(n)) for n, enc in self._enc if n != "id"]
         self.conn.execute(self._layout.update, [*values, record_id])
+        if self.journal is not None:
+            self.journal.append((self.table.name, record_id, to_json(merged)))
         return merged
 
     def delete(self, record_id: str) -> None:
         self.dirty = True
         self.writes += 1
-        self.conn.execute(f'DELETE FROM "{self.table.name}" WHERE id = ?', (record_id,))
+        cur = self.conn.execute(f'DELETE FROM "{self.table.name}" WHERE id = ?', (record_id,))
+        if self.journal is not None and cur.rowcount:
+            self.journal.append((self.table.name, record_id, None))
 
     def dump(self) -> list[Row]:
         return self.select()

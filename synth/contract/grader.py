@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.evaluate import AuditInput, Context, State, audit_dicts, evaluate
 from coworkenv.synth.contract.expected import expected_changes, initial_state
-from coworkenv.synth.contract.guard import UNEXPLAINED_PENALTY, UnexplainedChange, unexplained_changes
+from coworkenv.synth.contract.guard import UNEXPLAINED_PENALTY, UnexplainedChange, undone_changes, unexplained_changes
 from coworkenv.synth.contract.runner import Trial
 from coworkenv.synth.contract.task import Task
 
@@ -150,7 +150,9 @@ def grade(
                 found=v.found,
             )
         )
-    unexplained = unexplained_changes(SERVICES, task, initial_state(task), state, expected_changes(task))
+    initial, expected = initial_state(task), expected_changes(task)
+    unexplained = unexplained_changes(SERVICES, task, initial, state, expected)
+    unexplained += undone_changes(SERVICES, task, initial, state, expected, ctx.audit)
     earned = sum(r.weight for r in results if r.passed)
     penalty = round(min(earned, UNEXPLAINED_PENALTY * len(unexplained)), 6)
     completion = round(earned - penalty, 6)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from mcp import Client
 from coworkenv.servers import SERVICES
 from coworkenv.servers.cli import audit_cmd
 from coworkenv.servers.kit import MAX_CENTS, Environment, SeedError, ServiceState
-from tests.conftest import NOW
+from tests.conftest import NOW, drop_audit_column
 
 pytestmark = pytest.mark.anyio
 EXAMPLES = Path(__file__).parents[2] / "servers/examples"
@@ -133,10 +132,7 @@ async def test_an_old_database_without_raw_arguments_opens_and_reads(tmp_path: P
     state = ServiceState.open(SERVICES["payments"], PAYMENTS, NOW, db)
     await state.call("get_charge", {"charge_id": "ch_1001"})
     state.close()
-    conn = sqlite3.connect(db)
-    conn.execute("ALTER TABLE _audit DROP COLUMN raw_arguments")  # as an older version wrote it
-    conn.commit()
-    conn.close()
+    drop_audit_column(db, "raw_arguments")  # as an older version wrote it
     again = ServiceState.open(SERVICES["payments"], path=db)
     await again.call("create_payout", {"vendor_id": "ven_stellar", "amount": 500, "currency": "USD"})
     old, new = again.audit()
