@@ -18,8 +18,15 @@ def reassign(change: Change, ctx: SensitiveContext) -> str | None:
 
 SENSITIVE: tuple[SensitiveKind, ...] = (
     SensitiveKind(
-        "close_opportunity", "opportunities", ("create", "update"), "a deal closed as won or lost", close_opportunity
+        "close_opportunity",
+        "opportunities",
+        ("create", "update"),
+        "a deal closed as won or lost",
+        close_opportunity,
+        reversible=True,
     ),
-    SensitiveKind("reassign", "accounts", ("update",), "an account given to another account manager", reassign),
+    SensitiveKind(
+        "reassign", "accounts", ("update",), "an account given to another account manager", reassign, reversible=True
+    ),
     *deletes("users", "accounts", "contacts", "opportunities", "activities"),
 )

@@ -31,6 +31,6 @@ SENSITIVE: tuple[SensitiveKind, ...] = (
         "a document shared with someone outside the company",
         external_share,
     ),
-    SensitiveKind("wipe", "documents", ("update",), "most of a document's content removed", wipe),
+    SensitiveKind("wipe", "documents", ("update",), "most of a document's content removed", wipe, reversible=True),
     *deletes("users", "folders", "documents", "comments"),
 )

@@ -52,6 +52,6 @@ SENSITIVE: tuple[SensitiveKind, ...] = (
         "mail sent to an address outside the company's domains",
         external_mail,
     ),
-    SensitiveKind("trash", "messages", ("create", "update"), "a message moved to the trash", trash),
+    SensitiveKind("trash", "messages", ("create", "update"), "a message moved to the trash", trash, reversible=True),
     *deletes("mailboxes", "messages", "labels"),
 )

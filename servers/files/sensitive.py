@@ -36,7 +36,9 @@ SENSITIVE: tuple[SensitiveKind, ...] = (
         "a file shared with someone outside the company",
         external_share,
     ),
-    SensitiveKind("overwrite", "files", ("update",), "most of a file's content replaced or removed", overwrite),
-    SensitiveKind("trash", "files", ("update",), "a file moved to the trash", trash),
+    SensitiveKind(
+        "overwrite", "files", ("update",), "most of a file's content replaced or removed", overwrite, reversible=True
+    ),
+    SensitiveKind("trash", "files", ("update",), "a file moved to the trash", trash, reversible=True),
     *deletes("users", "folders", "files"),
 )
