@@ -130,7 +130,9 @@ class _Explainer:
         for a in self.task.allowed_changes:
             if a.service != ch.service or a.table != ch.table or ch.op not in a.ops:
                 continue
-            if a.where and not filter_matches(ch.record, a.where):
+            # the records it names are picked by what they were (a change cannot make a record qualify) and,
+            # when updated, must still match
+            if a.where and not all(filter_matches(r, a.where) for r in (ch.before, ch.after) if r is not None):
                 continue
             if ch.op == "update" and a.fields and not set(ch.fields) <= set(a.fields):
                 continue

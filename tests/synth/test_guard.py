@@ -93,6 +93,18 @@ async def test_an_allowance_with_a_reason_explains_the_changes_it_names() -> Non
     assert [u.id for u in g.unexplained] == ["tkt_2"], "a field the allowance does not name stays unexplained"
 
 
+async def test_a_change_cannot_make_a_record_qualify_for_an_allowance() -> None:
+    data = base_task()
+    data["allowed_changes"] = [
+        {"service": "tickets", "table": "tickets", "ops": ["update"], "where": {"priority": "low"},
+         "reason": "low-priority tickets are the agent's to tidy"},
+    ]  # fmt: skip
+    task = Task.model_validate(data)
+    lowered = call("tickets", "update_ticket", ticket_id="tkt_2", priority="low")  # tkt_2 was high
+    g = await play(task, [*task.reference_solution, lowered])
+    assert [u.id for u in g.unexplained] == ["tkt_2"], g.report()
+
+
 def test_an_allowance_must_say_why() -> None:
     data = base_task()
     data["allowed_changes"] = [{"service": "tickets", "table": "tickets", "reason": ""}]
