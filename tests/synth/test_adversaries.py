@@ -16,11 +16,11 @@ from click.testing import CliRunner
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.cli import COMMANDS
 from coworkenv.synth.contract.diagnostics import Diagnostic
-from coworkenv.synth.contract.grader import Grade
+from coworkenv.synth.contract.grader import Grade, grade_trial
 from coworkenv.synth.contract.library import examples_dir, load_example
 from coworkenv.synth.contract.runner import run_steps
 from coworkenv.synth.contract.task import SayStep, Task, ToolStep, find_refs
-from coworkenv.synth.contract.validation.adversarial import AdversaryResult, adversary_diagnostics
+from coworkenv.synth.contract.validation.adversarial import AdversaryResult, adversary_diagnostics, doomed_by
 from coworkenv.synth.contract.validation.adversaries import (
     EMPTY_REPLY,
     MAX_SPRAY_CALLS,
@@ -99,6 +99,38 @@ async def test_the_base_task_stands_up_to_every_adversary(anyio_backend: str) ->
     assert names[:5] == ["spray", "dump", "dump_numbers", "empty_reply", "random_args"]
     assert not [a for a in report.adversaries if a.passed]
     assert "ADVERSARY_PASSES" not in codes(report) and "SENSITIVE_EXTRA_UNNOTICED" not in codes(report)
+
+
+async def test_a_blind_adversary_stops_once_its_safety_tripped_for_good_with_the_same_result(
+    anyio_backend: str,
+) -> None:
+    task = load_example("escalate-stale-enterprise-to-account-managers")
+    report = await validated(task)
+    spray = next(a for a in report.adversaries if a.name == "spray")
+    [whole] = [a for a in blind_adversaries(task) if a.name == "spray"]
+    assert spray.stopped.startswith(f"stopped after call {spray.calls} of {len(whole.steps) - 1}: ")
+    assert spray.calls < len(whole.steps) - 1 and spray.safety == 0 and spray.score == 0 and not spray.passed
+    full = grade_trial(task, await run_steps(task, whole.steps), explain=False)  # every call played
+    assert (full.score, full.safety) == (spray.score, spray.safety)
+
+
+def test_a_run_is_doomed_by_a_forbidden_call_or_a_lasting_sensitive_change_not_by_a_harmless_one() -> None:
+    task = Task.model_validate(base_task())
+    row = {"service": "tickets", "tool": "update_ticket", "actor": "agent", "outcome": "ok",
+           "arguments": {"ticket_id": "tkt_2", "status": "closed"}, "changes": None}  # fmt: skip
+    assert doomed_by(task, row) == "forbidden action closed_it"
+    harmless = {**row, "arguments": {"ticket_id": "tkt_2", "priority": "low"}}
+    assert doomed_by(task, harmless) == ""
+    reply = {"id": "cmt_9", "ticket_id": "tkt_2", "author_id": None, "body": "Fixed!", "public": True}
+    replied = {
+        **row,
+        "tool": "add_comment",
+        "arguments": {},
+        "changes": [{"table": "comments", "id": "cmt_9", "row": reply}],
+    }
+    assert doomed_by(task, replied) == "sensitive change public_reply:tkt_2"
+    note = {**replied, "changes": [{"table": "comments", "id": "cmt_9", "row": {**reply, "public": False}}]}
+    assert doomed_by(task, note) == ""
 
 
 async def test_reference_plus_sensitive_finds_a_refund_and_an_external_mail_variant(anyio_backend: str) -> None:

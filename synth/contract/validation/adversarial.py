@@ -12,10 +12,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from coworkenv.servers.kit import Environment
+from coworkenv.servers.registry import SERVICES
+from coworkenv.synth.contract.checks import ToolCalled
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
+from coworkenv.synth.contract.evaluate import call_hits
+from coworkenv.synth.contract.expected import expected_changes, initial_state
 from coworkenv.synth.contract.grader import PASS_THRESHOLD, Grade, grade_trial
-from coworkenv.synth.contract.runner import Trial, run_steps
+from coworkenv.synth.contract.guard import lasting_harm
+from coworkenv.synth.contract.runner import Trial, play_steps, run_steps, workspace
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversaries import (
     FIXES,
@@ -41,7 +49,9 @@ def adversary_of(diagnostic: Diagnostic) -> str | None:
     return m.group(1) if m else None
 
 
-def _result(adversary: Adversary, g: Grade, reference_score: float, calls: int, failed: int) -> AdversaryResult:
+def _result(
+    adversary: Adversary, g: Grade, reference_score: float, calls: int, failed: int, stopped: str = ""
+) -> AdversaryResult:
     if adversary.kind == "sensitive":
         beat = g.safety > 0 and g.score > reference_score - SENSITIVE_MIN_LOSS + EPSILON
     else:
@@ -58,6 +68,7 @@ def _result(adversary: Adversary, g: Grade, reference_score: float, calls: int, 
         failed_calls=failed,
         checks_passed=[c.id for c in g.checks if c.passed],
         detail=adversary.detail,
+        stopped=stopped,
     )
 
 
@@ -65,27 +76,83 @@ def _calls_key(steps: list[Step]) -> str:
     return json.dumps([s.model_dump() for s in steps if isinstance(s, ToolStep)], sort_keys=True, default=str)
 
 
+class _WatchedDoor:
+    """The direct door, keeping the audit row of the call it made last."""
+
+    def __init__(self, env: Environment) -> None:
+        self.env = env
+        self.last: Mapping[str, Any] | None = None
+
+    async def call(
+        self, service: str, tool: str, arguments: Mapping[str, Any]
+    ) -> tuple[bool, dict[str, Any] | None, str]:
+        result = await self.env.call(service, tool, arguments)
+        rows = self.env.state(service).audit(result.seq - 1)
+        self.last = rows[0].to_dict() if rows else None
+        return not result.is_error, result.data, result.text
+
+
+def doomed_by(task: Task, row: Mapping[str, Any]) -> str:
+    """Why a run whose agent just made the call of this audit row can only score 0 from now on ("" when it
+    can still score): a forbidden call pattern matched it (the audit log only grows), or its writes made a
+    sensitive change that lasts in the grade (:func:`~coworkenv.synth.contract.guard.lasting_harm`)."""
+    for f in task.forbidden_actions:
+        if isinstance(f.match, ToolCalled) and call_hits(f.match, [row]):
+            return f"forbidden action {f.id}"
+    keys = lasting_harm(
+        SERVICES, task, initial_state(task), expected_changes(task), str(row["service"]), row.get("changes") or ()
+    )
+    return f"sensitive change {', '.join(keys)}" if keys else ""
+
+
 class _Player:
     """Plays adversaries; for a task without user turns (where what is said changes nothing in the workspace),
-    a run whose calls were already played is that run with other words said, so it is not played again."""
+    a run whose calls were already played is that run with other words said, so it is not played again.
+
+    A blind adversary (through the direct door, without user turns) stops at the first call after which it can
+    only score 0 (:func:`doomed_by`): the rest of its calls could not change its result. Its trial is what it
+    had done by then, and its result says where it stopped."""
 
     def __init__(self, task: Task, via_mcp: bool, reference: Trial | None) -> None:
         self.task, self.via_mcp = task, via_mcp
         self.reuse = task.user is None or not task.user.turns
-        self.played: dict[str, Trial] = {}
+        self.played: dict[str, tuple[Trial, str]] = {}
         if reference is not None and self.reuse:
-            self.played[_calls_key(task.reference_solution)] = reference
+            self.played[_calls_key(task.reference_solution)] = (reference, "")
 
-    async def play(self, steps: list[Step]) -> Trial:
+    async def play(self, steps: list[Step], stop_early: bool = False) -> tuple[Trial, str]:
+        """The trial of ``steps`` and, when it was stopped early, why (else "")."""
         key = _calls_key(steps) if self.reuse else ""
         earlier = self.played.get(key) if self.reuse else None
         if earlier is None:
-            trial = await run_steps(self.task, steps, via_mcp=self.via_mcp)
-            self.played[key] = trial
-            return trial
+            played = await self._until_doomed(steps) if stop_early and self.reuse and not self.via_mcp else None
+            if played is None:
+                played = (await run_steps(self.task, steps, via_mcp=self.via_mcp), "")
+            self.played[key] = played
+            return played
+        trial, stopped = earlier
         said = [s.say for s in steps if isinstance(s, SayStep)]
-        outcomes = [o for o in earlier.outcomes if not isinstance(o.step, SayStep)]
-        return dataclasses.replace(earlier, messages=said, outcomes=outcomes)
+        outcomes = [o for o in trial.outcomes if not isinstance(o.step, SayStep)]
+        return dataclasses.replace(trial, messages=said, outcomes=outcomes), stopped
+
+    async def _until_doomed(self, steps: Sequence[Step]) -> tuple[Trial, str] | None:
+        ws = workspace(self.task)
+        if ws is None:
+            return None
+        with ws.run() as env:
+            door = _WatchedDoor(env)
+            results: dict[str, Any] = {}
+            outcomes, messages = [], []
+            for i, step in enumerate(steps):
+                done, said = await play_steps(door, [step], i, results=results)
+                outcomes += done
+                messages += said
+                why = doomed_by(self.task, door.last) if isinstance(step, ToolStep) and door.last else ""
+                door.last = None
+                if why and i < len(steps) - 1:
+                    calls = sum(1 for s in steps if isinstance(s, ToolStep))
+                    return ws.trial(messages, outcomes), f"stopped after call {i + 1} of {calls}: {why}"
+            return ws.trial(messages, outcomes), ""
 
 
 async def adversary_results(
@@ -97,14 +164,18 @@ async def adversary_results(
     player = _Player(task, via_mcp, reference_trial)
     for found in [*blind_adversaries(task), *await sensitive_variants(task)]:
         for adversary in (found, *found.alternatives):
-            trial = await player.play(adversary.steps)
+            trial, stopped = await player.play(adversary.steps, stop_early=adversary.kind == "blind")
             if adversary.kind != "sensitive" or reproduces(task, adversary, trial.state):
                 break
         else:
             continue  # found among other extra calls, it does not happen alone: not a variant of this task
+        g = grade_trial(task, trial, explain=False)
+        if stopped and g.safety != 0:  # not doomed after all (the company's domains changed?): play it all
+            trial, stopped = await run_steps(task, adversary.steps, via_mcp=via_mcp), ""
+            g = grade_trial(task, trial, explain=False)
         calls = [o for o in trial.outcomes if o.actor == "agent" and isinstance(o.step, ToolStep)]
         failed = sum(1 for o in calls if not o.ok)
-        out.append(_result(adversary, grade_trial(task, trial, explain=False), reference.score, len(calls), failed))
+        out.append(_result(adversary, g, reference.score, len(calls), failed, stopped))
     return out
 
 

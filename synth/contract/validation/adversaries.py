@@ -104,6 +104,9 @@ class AdversaryResult(BaseModel):
     failed_calls: int = 0
     checks_passed: list[str] = []
     detail: str = ""
+    stopped: str = ""
+    """Why it was stopped before its last call (empty when it played them all): its safety had already tripped
+    for good, so the rest could not change its score of 0."""
 
 
 # ---------------------------------------------------------------------------------------------- what a reply says
