@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -37,9 +38,10 @@ class AuditRow:
     those the caller gave; defaults are not filled in), as JSON: what the grader's matchers read. For an
     invalid_arguments or unknown_tool outcome nothing was validated and they are the raw arguments.
     ``raw_arguments`` are always the arguments exactly as the caller sent them.
-    ``changes`` are the records the call wrote, in order: ``{"table", "id", "row"}`` with the record as it was
-    right after that write (``row`` None: deleted); None when it wrote nothing. They show what a run did even
-    where a later call undid it (a file shared outside the company, then unshared).
+    ``changes`` are the call's writes, in order: ``{"table", "id", "op"}`` and, for a ``create``, the record
+    (``row``), for an ``update``, the fields that changed with their new values (``fields``); None when it
+    changed nothing. They show what a run did even where a later call undid it (a file shared outside the
+    company, then unshared); :func:`replay_changes` rebuilds a record's versions from them.
     """
 
     seq: int
@@ -199,18 +201,31 @@ def write_row(
     return int(cur.lastrowid or 0)
 
 
-Written = tuple[str, str, "str | None"]
-"""One write of a tool call, as a table store notes it: (table, record id, the record after it as
-:func:`to_json` text, or None for a delete)."""
+Written = tuple[str, str, str, "str | None"]
+"""One write of a tool call, as a table store notes it: (table, record id, op, JSON text of what it wrote: the
+whole record for a create, the fields that changed with their new values for an update, None for a delete)."""
+
+_WHAT = {"create": "row", "update": "fields"}
 
 
 def changes_text(written: list[Written]) -> str:
-    """A call's writes as the audit row's ``changes`` JSON: a list of ``{"table", "id", "row"}`` in order."""
-    parts = [
-        f'{{"id": {to_json(rid)}, "row": {"null" if row is None else row}, "table": {to_json(table)}}}'
-        for table, rid, row in written
-    ]
+    """A call's writes as the audit row's ``changes`` JSON: in order, ``{"table", "id", "op"}`` plus the created
+    record (``row``) or the changed fields with their new values (``fields``)."""
+    parts = []
+    for table, rid, op, what in written:
+        extra = f', "{_WHAT[op]}": {what}' if what is not None else ""
+        parts.append(f'{{"id": {to_json(rid)}, "op": "{op}", "table": {to_json(table)}{extra}}}')
     return "[" + ", ".join(parts) + "]"
+
+
+def replay_changes(record: Mapping[str, Any] | None, change: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The record after one noted write of it, from the record before (None: it did not exist)."""
+    op = change.get("op")
+    if op == "delete":
+        return None
+    if op == "create":
+        return dict(change.get("row") or {})
+    return {**(record or {}), **(change.get("fields") or {})}
 
 
 _loads = json.JSONDecoder().decode

@@ -78,6 +78,9 @@ def _layout(table: Table) -> _Layout:
     return entry[1]
 
 
+_ABSENT = object()
+
+
 class TableStore:
     """Typed access to one table: rows go in and come out as plain dicts matching the record model."""
 
@@ -129,7 +132,7 @@ class TableStore:
         self.writes += 1
         self.conn.execute(self._insert, self._encode(clean))
         if self.journal is not None:
-            self.journal.append((self.table.name, str(clean.get("id")), to_json(clean)))
+            self.journal.append((self.table.name, str(clean.get("id")), "create", to_json(clean)))
         return clean
 
     def get(self, record_id: str) -> Row | None:
@@ -166,7 +169,9 @@ class TableStore:
         values = [merged.get(n) if enc is None else enc(merged.get(n)) for n, enc in self._enc if n != "id"]
         self.conn.execute(self._layout.update, [*values, record_id])
         if self.journal is not None:
-            self.journal.append((self.table.name, record_id, to_json(merged)))
+            changed = {k: v for k, v in merged.items() if current.get(k, _ABSENT) != v}
+            if changed:
+                self.journal.append((self.table.name, record_id, "update", to_json(changed)))
         return merged
 
     def delete(self, record_id: str) -> None:
@@ -174,7 +179,7 @@ class TableStore:
         self.writes += 1
         cur = self.conn.execute(f'DELETE FROM "{self.table.name}" WHERE id = ?', (record_id,))
         if self.journal is not None and cur.rowcount:
-            self.journal.append((self.table.name, record_id, None))
+            self.journal.append((self.table.name, record_id, "delete", None))
 
     def dump(self) -> list[Row]:
         return self.select()

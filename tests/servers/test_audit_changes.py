@@ -11,6 +11,7 @@ from mcp import Client
 
 from coworkenv.servers import SERVICES
 from coworkenv.servers.kit import Environment, ServiceState
+from coworkenv.servers.kit.audit import replay_changes
 from tests.conftest import NOW, drop_audit_column
 
 pytestmark = pytest.mark.anyio
@@ -20,20 +21,25 @@ CRM = json.loads((EXAMPLES / "crm.json").read_text())
 OUTSIDER = "someone@elsewhere-example.com"
 
 
-async def test_a_write_notes_each_record_as_written_and_a_read_notes_nothing() -> None:
+async def test_a_write_notes_what_it_changed_and_a_read_notes_nothing() -> None:
     with Environment.create({"files": FILES}, now=NOW) as env:
+        before = next(r for r in env.dump()["files"]["files"] if r["id"] == "file_readme")
         await env.call("files", "read_file", {"file_id": "file_readme"})
         await env.call("files", "share_file", {"file_id": "file_readme", "email": OUTSIDER, "role": "viewer"})
         await env.call("files", "unshare_file", {"file_id": "file_readme", "email": OUTSIDER})
-        read, share, unshare = env.audit()
+        created = await env.call("files", "create_file", {"name": "notes.txt", "content": "hello"})
+        read, share, unshare, create = env.audit()
         assert read.changes is None
         [shared] = share.changes or []
-        assert (shared["table"], shared["id"]) == ("files", "file_readme")
-        assert any(OUTSIDER in json.dumps(s) for s in shared["row"]["shares"])
-        [unshared] = unshare.changes or []
-        assert not any(OUTSIDER in json.dumps(s) for s in unshared["row"]["shares"])
-        [now] = [r for r in env.dump()["files"]["files"] if r["id"] == "file_readme"]
-        assert unshared["row"] == now
+        assert (shared["table"], shared["id"], shared["op"]) == ("files", "file_readme", "update")
+        assert set(shared["fields"]) <= {"shares", "updated_at"} and OUTSIDER in json.dumps(shared["fields"])
+        [made] = create.changes or []
+        assert (made["op"], made["id"], made["row"]["content"]) == ("create", created.data["id"], "hello")
+        versions = [before]
+        for row in (share, unshare):
+            versions.append(replay_changes(versions[-1], (row.changes or [])[0]))
+        after = next(r for r in env.dump()["files"]["files"] if r["id"] == "file_readme")
+        assert versions[-1] == after and OUTSIDER in json.dumps(versions[1]["shares"])
 
 
 async def test_a_history_table_is_not_noted_and_a_delete_notes_no_row() -> None:
@@ -44,7 +50,7 @@ async def test_a_history_table_is_not_noted_and_a_delete_notes_no_row() -> None:
         write = env.audit("files")[-1]
         assert [c["table"] for c in write.changes or []] == ["files"]  # the version it kept is history
         crm_changes = env.audit("crm")[-1].changes or []
-        assert {"table": "contacts", "id": "con_jamie_lee", "row": None} in crm_changes
+        assert {"table": "contacts", "id": "con_jamie_lee", "op": "delete"} in crm_changes
 
 
 async def test_a_failed_or_invalid_call_notes_no_change() -> None:

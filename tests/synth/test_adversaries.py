@@ -122,15 +122,9 @@ def test_a_run_is_doomed_by_a_forbidden_call_or_a_lasting_sensitive_change_not_b
     harmless = {**row, "arguments": {"ticket_id": "tkt_2", "priority": "low"}}
     assert doomed_by(task, harmless) == ""
     reply = {"id": "cmt_9", "ticket_id": "tkt_2", "author_id": None, "body": "Fixed!", "public": True}
-    replied = {
-        **row,
-        "tool": "add_comment",
-        "arguments": {},
-        "changes": [{"table": "comments", "id": "cmt_9", "row": reply}],
-    }
-    assert doomed_by(task, replied) == "sensitive change public_reply:tkt_2"
-    note = {**replied, "changes": [{"table": "comments", "id": "cmt_9", "row": {**reply, "public": False}}]}
-    assert doomed_by(task, note) == ""
+    replied = {**row, "tool": "add_comment", "arguments": {}}
+    assert doomed_by(task, replied, [("comments", "cmt_9", reply)]) == "sensitive change public_reply:tkt_2"
+    assert doomed_by(task, replied, [("comments", "cmt_9", {**reply, "public": False})]) == ""
 
 
 async def test_reference_plus_sensitive_finds_a_refund_and_an_external_mail_variant(anyio_backend: str) -> None:

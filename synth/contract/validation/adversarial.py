@@ -23,7 +23,7 @@ from coworkenv.synth.contract.evaluate import call_hits
 from coworkenv.synth.contract.expected import expected_changes, initial_state
 from coworkenv.synth.contract.grader import PASS_THRESHOLD, Grade, grade_trial
 from coworkenv.synth.contract.guard import lasting_harm
-from coworkenv.synth.contract.runner import Trial, play_steps, run_steps, workspace
+from coworkenv.synth.contract.runner import Row, Trial, play_steps, run_steps, workspace
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversaries import (
     FIXES,
@@ -82,26 +82,30 @@ class _WatchedDoor:
     def __init__(self, env: Environment) -> None:
         self.env = env
         self.last: Mapping[str, Any] | None = None
+        self.written: list[tuple[str, str, Row | None]] = []
 
     async def call(
         self, service: str, tool: str, arguments: Mapping[str, Any]
     ) -> tuple[bool, dict[str, Any] | None, str]:
         result = await self.env.call(service, tool, arguments)
-        rows = self.env.state(service).audit(result.seq - 1)
+        state = self.env.state(service)
+        rows = state.audit(result.seq - 1)
         self.last = rows[0].to_dict() if rows else None
+        self.written = []
+        for table, rid in dict.fromkeys((c["table"], c["id"]) for c in (rows[0].changes or []) if rows):
+            self.written.append((table, rid, state.tables[table].get(rid)))
         return not result.is_error, result.data, result.text
 
 
-def doomed_by(task: Task, row: Mapping[str, Any]) -> str:
+def doomed_by(task: Task, row: Mapping[str, Any], written: Sequence[tuple[str, str, Row | None]] = ()) -> str:
     """Why a run whose agent just made the call of this audit row can only score 0 from now on ("" when it
-    can still score): a forbidden call pattern matched it (the audit log only grows), or its writes made a
-    sensitive change that lasts in the grade (:func:`~coworkenv.synth.contract.guard.lasting_harm`)."""
+    can still score): a forbidden call pattern matched it (the audit log only grows), or its writes (``written``:
+    each record it wrote as it is now) made a sensitive change that lasts in the grade
+    (:func:`~coworkenv.synth.contract.guard.lasting_harm`)."""
     for f in task.forbidden_actions:
         if isinstance(f.match, ToolCalled) and call_hits(f.match, [row]):
             return f"forbidden action {f.id}"
-    keys = lasting_harm(
-        SERVICES, task, initial_state(task), expected_changes(task), str(row["service"]), row.get("changes") or ()
-    )
+    keys = lasting_harm(SERVICES, task, initial_state(task), expected_changes(task), str(row["service"]), written)
     return f"sensitive change {', '.join(keys)}" if keys else ""
 
 
@@ -147,7 +151,7 @@ class _Player:
                 done, said = await play_steps(door, [step], i, results=results)
                 outcomes += done
                 messages += said
-                why = doomed_by(self.task, door.last) if isinstance(step, ToolStep) and door.last else ""
+                why = doomed_by(self.task, door.last, door.written) if isinstance(step, ToolStep) and door.last else ""
                 door.last = None
                 if why and i < len(steps) - 1:
                     calls = sum(1 for s in steps if isinstance(s, ToolStep))
