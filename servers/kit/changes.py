@@ -16,7 +16,7 @@ grader stays generic: it reads these declarations and never knows a service by n
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Row = Mapping[str, Any]
@@ -54,6 +54,8 @@ class SensitiveContext:
 
     before: Tables
     after: Tables
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    """What tests worked out from the two states once (the company's domains), for the other changes."""
 
     def rows(self, table: str, *, after: bool = True) -> Sequence[Row]:
         return (self.after if after else self.before).get(table, ())

@@ -36,8 +36,12 @@ def became(change: Change, field: str, values: Collection[object]) -> bool:
 
 def company_domains(ctx: SensitiveContext, table: str, field: str) -> frozenset[str]:
     """The domains of the addresses in ``table.field``, before and after: the company's own domains."""
-    rows = [*ctx.rows(table, after=False), *ctx.rows(table)]
-    return frozenset(d for d in (domain_of(str(r.get(field) or "")) for r in rows) if d)
+    key = ("company_domains", table, field)
+    found = ctx.memo.get(key)
+    if found is None:
+        rows = [*ctx.rows(table, after=False), *ctx.rows(table)]
+        found = ctx.memo[key] = frozenset(d for d in (domain_of(str(r.get(field) or "")) for r in rows) if d)
+    return found  # type: ignore[no-any-return]
 
 
 def outside(addresses: Iterable[str], domains: Collection[str]) -> list[str]:
