@@ -114,8 +114,8 @@ class TableStore:
         row = dict(zip(self.names, values, strict=True))
         for n in self._json_cols:
             v = row[n]
-            if v is not None:
-                row[n] = _loads(v)
+            if v is not None:  # most are empty: a new list or dict without the decoder
+                row[n] = [] if v == "[]" else {} if v == "{}" else _loads(v)
         for n in self._bool_cols:
             v = row[n]
             if v is not None:
