@@ -222,16 +222,28 @@ okay ok tell know need want like get got make sure one two anything something th
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
+_WORD = re.compile(r"[a-z0-9][a-z0-9_\-']*")
+_CONTENT: dict[str, str] = {}
+"""Each word seen → its content form ('' for a stopword or a short word): words repeat across texts."""
+
+
+def _content(word: str) -> str:
+    w = word.strip("'-")
+    if len(w) < 3 or w in STOPWORDS:
+        w = ""
+    elif len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    if len(_CONTENT) > 200_000:
+        _CONTENT.clear()
+    _CONTENT[word] = w
+    return w
+
+
 def keywords(text: str) -> set[str]:
     """Content words, lower-cased, with a plural 's' dropped (as the scripted user reads them)."""
-    out = set()
-    for w in set(re.findall(r"[a-z0-9][a-z0-9_\-']*", text.lower())):  # each distinct word once
-        w = w.strip("'-")
-        if len(w) < 3 or w in STOPWORDS:
-            continue
-        if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-        out.add(w)
+    known = _CONTENT
+    out = {known[w] if w in known else _content(w) for w in set(_WORD.findall(text.lower()))}
+    out.discard("")
     return out
 
 
