@@ -41,7 +41,7 @@ def company_domains(ctx: SensitiveContext, table: str, field: str) -> frozenset[
     if found is None:
         rows = [*ctx.rows(table, after=False), *ctx.rows(table)]
         found = ctx.memo[key] = frozenset(d for d in (domain_of(str(r.get(field) or "")) for r in rows) if d)
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def outside(addresses: Iterable[str], domains: Collection[str]) -> list[str]:
