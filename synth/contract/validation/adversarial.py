@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import anyio
+
 from coworkenv.servers.kit import Environment
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.checks import ToolCalled
@@ -143,7 +145,7 @@ class _Player:
         ws = workspace(self.task)
         if ws is None:
             return None
-        with ws.run() as env:
+        with anyio.fail_after(60), ws.run() as env:  # as run_steps bounds a run
             door = _WatchedDoor(env)
             results: dict[str, Any] = {}
             outcomes, messages = [], []
