@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from coworkenv.servers.kit import Service
+from coworkenv.servers.kit.tool import ToolSpec
 from coworkenv.synth.contract.checks import AnyCheck, CallMatch, call_matches
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.task import Task, ToolStep, find_refs
@@ -88,16 +89,23 @@ def _unknown_fields(model: type[BaseModel], paths: Any, where: str, owner: str, 
     return out
 
 
-def _call_names(m: CallMatch, services: Mapping[str, Service], task: Task, where: str) -> list[Diagnostic]:
-    if m.service not in task.services:
-        return [not_in_task(m.service, where + ".service")]
-    service = services.get(m.service)
+def _tool_call(
+    service_name: str, tool: str, arguments: Mapping[str, Any], services: Mapping[str, Service], task: Task, where: str
+) -> tuple[ToolSpec | None, list[Diagnostic]]:
+    """The tool a call names (None when it names none to check further) and what is wrong with its names."""
+    if service_name not in task.services:
+        return None, [not_in_task(service_name, where + ".service")]
+    service = services.get(service_name)
     if service is None:
-        return []
-    spec = service.tools_by_name.get(m.tool)
+        return None, []
+    spec = service.tools_by_name.get(tool)
     if spec is None:
-        return [tool_unknown(service, m.tool, where + ".tool")]
-    return _unknown_fields(spec.args_model, m.arguments, where + ".arguments", f"tool {m.tool}", "ARGUMENT_UNKNOWN")
+        return None, [tool_unknown(service, tool, where + ".tool")]
+    return spec, _unknown_fields(spec.args_model, arguments, where + ".arguments", f"tool {tool}", "ARGUMENT_UNKNOWN")
+
+
+def _call_names(m: CallMatch, services: Mapping[str, Service], task: Task, where: str) -> list[Diagnostic]:
+    return _tool_call(m.service, m.tool, m.arguments, services, task, where)[1]
 
 
 def tool_unknown(service: Service, tool: str, where: str) -> Diagnostic:
@@ -142,18 +150,8 @@ def check_names(check: AnyCheck, services: Mapping[str, Service], task: Task, wh
 
 
 def step_names(step: ToolStep, services: Mapping[str, Service], task: Task, where: str) -> list[Diagnostic]:
-    if step.service not in task.services:
-        return [not_in_task(step.service, where + ".service")]
-    service = services.get(step.service)
-    if service is None:
-        return []
-    spec = service.tools_by_name.get(step.tool)
-    if spec is None:
-        return [tool_unknown(service, step.tool, where + ".tool")]
-    out = _unknown_fields(
-        spec.args_model, step.arguments, where + ".arguments", f"tool {step.tool}", "ARGUMENT_UNKNOWN"
-    )
-    if out or find_refs(step.arguments):
+    spec, out = _tool_call(step.service, step.tool, step.arguments, services, task, where)
+    if spec is None or out or find_refs(step.arguments):
         return out
     try:
         spec.args_model.model_validate(step.arguments)
