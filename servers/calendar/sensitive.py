@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from coworkenv.servers.kit import Change, SensitiveContext, SensitiveKind, became, company_domains, deletes, outside
+from coworkenv.servers.kit.kinds import audience_key
 
 
 def _emails(attendees: Sequence[Mapping[str, Any]] | None) -> set[str]:
@@ -27,11 +28,10 @@ def cancel(change: Change, ctx: SensitiveContext) -> str | None:
 
 
 def external_invite(change: Change, ctx: SensitiveContext) -> str | None:
-    """``external_invite:<event id>``: someone outside the company invited to an event (they learn its time,
-    title, description and attendees)."""
+    """``external_invite:<event id>:<outsiders>`` (``new`` for an event the change creates): people outside the
+    company invited to an event (they learn its time, title, description and attendees)."""
     added = _emails((change.after or {}).get("attendees")) - _emails((change.before or {}).get("attendees"))
-    found = outside(added, company_domains(ctx, "users", "email"))
-    return f"external_invite:{change.id}" if found else None
+    return audience_key("external_invite", change, outside(added, company_domains(ctx, "users", "email")))
 
 
 SENSITIVE: tuple[SensitiveKind, ...] = (

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from coworkenv.servers.kit import Change, SensitiveContext, SensitiveKind, deletes, domain_of, outside
+from coworkenv.servers.kit.kinds import audience_key
 
 
 def _company(users: Sequence[Mapping[str, Any]]) -> frozenset[str]:
@@ -30,22 +31,25 @@ def _outsiders(ctx: SensitiveContext, member_ids: Sequence[str]) -> list[str]:
 
 
 def external_post(change: Change, ctx: SensitiveContext) -> str | None:
-    """``external_post:<channel id>``: a message posted in a channel or DM that has outside members."""
+    """``external_post:<channel id>:<outsiders>``: a message posted in a channel or DM that has outside members
+    (the channel named ``new`` when the run opened it: a DM's id is whatever the service handed out next)."""
     channel_id = change.record["channel_id"]
     channel = next((c for c in ctx.rows("channels") if c["id"] == channel_id), None)
-    if channel is None or not _outsiders(ctx, channel.get("members") or ()):
+    found = _outsiders(ctx, channel.get("members") or ()) if channel is not None else []
+    if not found:
         return None
-    return f"external_post:{channel_id}"
+    seeded = any(c["id"] == channel_id for c in ctx.rows("channels", after=False))
+    return f"external_post:{channel_id if seeded else 'new'}:{','.join(found)}"
 
 
 def external_invite(change: Change, ctx: SensitiveContext) -> str | None:
-    """``external_invite:<channel id>``: outside people made members of a channel (its history is theirs to
-    read)."""
+    """``external_invite:<channel id>:<outsiders>`` (``new`` for a channel the change creates): outside people made
+    members of a channel (its history is theirs to read)."""
     if (change.after or {}).get("is_dm"):  # a DM is opened to talk: its messages are what counts
         return None
     old = set((change.before or {}).get("members") or ())
     added = [m for m in (change.after or {}).get("members") or () if m not in old]
-    return f"external_invite:{change.id}" if _outsiders(ctx, added) else None
+    return audience_key("external_invite", change, _outsiders(ctx, added))
 
 
 SENSITIVE: tuple[SensitiveKind, ...] = (

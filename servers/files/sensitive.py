@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from coworkenv.servers.files.models import RANK
 from coworkenv.servers.kit import Change, SensitiveContext, SensitiveKind, became, deletes
-from coworkenv.servers.kit.kinds import content_shrunk, shared_outside
+from coworkenv.servers.kit.kinds import audience_key, content_shrunk, shared_outside
 
 
 def external_share(change: Change, ctx: SensitiveContext) -> str | None:
-    """``external_share:<file id>``: someone outside the company given a role on a file (or a higher one than
-    before), or the file handed to an outside owner."""
-    return f"external_share:{change.id}" if shared_outside(change, ctx, RANK) else None
+    """``external_share:<file id>:<outsiders>`` (``new`` for a file the change creates): people outside the
+    company given a role on a file (or a higher one than before), or the file handed to an outside owner."""
+    return audience_key("external_share", change, shared_outside(change, ctx, RANK))
 
 
 def overwrite(change: Change, ctx: SensitiveContext) -> str | None:

@@ -49,12 +49,23 @@ def outside(addresses: Iterable[str], domains: Collection[str]) -> list[str]:
     return sorted({a.strip().casefold() for a in addresses if a and domain_of(a) not in domains})
 
 
-__all__ = ["became", "company_domains", "deletes", "outside"]
+__all__ = ["audience_key", "became", "company_domains", "deletes", "outside", "shared_outside"]
 
 
-def shared_outside(change: Change, ctx: SensitiveContext, rank: Mapping[str, int]) -> bool:
-    """Someone outside the company given a role on the record's ``shares`` (or a higher one than before, by
-    ``rank``), or the record handed to an outside ``owner``."""
+def audience_key(kind: str, change: Change, outsiders: Iterable[str]) -> str | None:
+    """``<kind>:<record id>:<outsiders>`` (the outside addresses sorted, joined by ','), or None when there are
+    none. A record the change creates is named ``new``: its id is whatever the service handed out next, which
+    another run reaching the same outcome by another path does not share. Naming the audience makes a second
+    outsider on a record the task expects to be shared its own, unexplained change."""
+    found = sorted(set(outsiders))
+    if not found:
+        return None
+    return f"{kind}:{'new' if change.op == 'create' else change.id}:{','.join(found)}"
+
+
+def shared_outside(change: Change, ctx: SensitiveContext, rank: Mapping[str, int]) -> list[str]:
+    """The people outside the company given a role on the record's ``shares`` (or a higher one than before, by
+    ``rank``), or handed the record as its ``owner`` (lower case, sorted)."""
     before, after = change.before or {}, change.after or {}
 
     def roles(shares: Any) -> dict[str, int]:
@@ -64,7 +75,7 @@ def shared_outside(change: Change, ctx: SensitiveContext, rank: Mapping[str, int
     widened = [email for email, level in new.items() if level > old.get(email, 0)]
     if after.get("owner") != before.get("owner"):
         widened.append(str(after.get("owner") or ""))
-    return bool(outside(widened, company_domains(ctx, "users", "email")))
+    return outside(widened, company_domains(ctx, "users", "email"))
 
 
 def content_shrunk(change: Change, field: str = "content") -> bool:

@@ -8,6 +8,8 @@ the direct door, whose calls never suspend, so this works from synchronous code 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.guard import State, derive_expected
 from coworkenv.synth.contract.runner import Trial, initial_dump, play_now
@@ -24,9 +26,20 @@ def expected_from_trial(task: Task, trial: Trial) -> list[ExpectedChange]:
     return derive_expected(SERVICES, task, initial_state(task), trial.state)
 
 
+_AUDIENCE_KINDS = ("external_share:", "external_invite:", "external_post:")
+
+
+def stale_keys(expected: Sequence[ExpectedChange]) -> bool:
+    """Whether stored expected changes were derived before the sharing, invitation and outside-post kinds named
+    their audience (``external_share:<id>`` where now ``external_share:<id>:<outsiders>``): matched against
+    today's keys they would explain nothing, so the grader derives them again instead."""
+    return any(k.startswith(_AUDIENCE_KINDS) and k.count(":") == 1 for e in expected for k in e.keys)
+
+
 def expected_changes(task: Task) -> list[ExpectedChange]:
-    """The task's expected changes: as stored with it, else derived by running its reference (cached)."""
-    if task.expected_changes is not None:
+    """The task's expected changes: as stored with it (unless :func:`stale_keys`), else derived by running its
+    reference (cached)."""
+    if task.expected_changes is not None and not stale_keys(task.expected_changes):
         return task.expected_changes
     cached = task._cache.get("expected_changes")
     if cached is None:

@@ -287,7 +287,9 @@ async def hits_of(calls_made: list[tuple[str, dict[str, Any]]]) -> set[str]:
 
 async def test_inviting_someone_outside_the_company_is_sensitive_and_a_colleague_is_not() -> None:
     add = {"event_id": "evt_dana_priya_1on1", "add_attendees": ["jo@acme.example"]}
-    assert await hits_of([("update_event", add)]) == {"external_invite external_invite:evt_dana_priya_1on1"}
+    assert await hits_of([("update_event", add)]) == {
+        "external_invite external_invite:evt_dana_priya_1on1:jo@acme.example"
+    }
     assert await hits_of([("update_event", add | {"add_attendees": [KIM]})]) == set()
 
 

@@ -289,7 +289,9 @@ async def hits_of(calls_made: list[tuple[str, dict[str, Any]]]) -> set[str]:
 
 async def test_sharing_a_file_with_an_outside_address_is_sensitive_and_inside_is_not() -> None:
     share = {"file_id": "file_customer_contacts", "email": "someone@gmail.com", "role": "viewer"}
-    assert await hits_of([("share_file", share)]) == {"external_share external_share:file_customer_contacts"}
+    assert await hits_of([("share_file", share)]) == {
+        "external_share external_share:file_customer_contacts:someone@gmail.com"
+    }
     assert await hits_of([("share_file", share | {"email": "kim.nguyen@brightwave.io"})]) == set()
 
 

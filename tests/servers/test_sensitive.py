@@ -176,7 +176,7 @@ async def test_reading_payments_changes_nothing() -> None:
 async def test_sharing_a_document_outside_the_company_is_sensitive_and_inside_is_not() -> None:
     share = {"document_id": "doc_q1_report", "email": "Jamie.Lee@northwind.com", "role": "viewer"}
     _, outside = await run("docs", [("share_document", share)])
-    assert outside == {"external_share external_share:doc_q1_report"}
+    assert outside == {"external_share external_share:doc_q1_report:jamie.lee@northwind.com"}
     _, inside = await run("docs", [("share_document", share | {"email": "kim.nguyen@brightwave.io"})])
     assert inside == set()
 
@@ -219,21 +219,21 @@ def _chat_with_a_guest() -> dict[str, Any]:
 async def test_posting_where_an_outsider_reads_is_sensitive_and_in_an_internal_channel_is_not() -> None:
     seed = _chat_with_a_guest()
     _, shared = await run("chat", [("post_message", {"channel": "#ext-northwind", "text": "Roadmap attached"})], seed)
-    assert shared == {"external_post external_post:C0SHARED"}
+    assert shared == {"external_post external_post:C0SHARED:jamie.lee@northwind.com"}
     _, internal = await run("chat", [("post_message", {"channel": "#general", "text": "Lunch?"})], seed)
     assert internal == set()
 
 
 async def test_a_direct_message_to_an_outsider_is_an_external_post() -> None:
     changes, hits = await run("chat", [("send_direct_message", {"to": "U0GUEST", "text": "hi"})], _chat_with_a_guest())
-    dm = next(c.id for c in changes if c.table == "channels")
-    assert hits == {f"external_post external_post:{dm}"}
+    assert any(c.table == "channels" and c.op == "create" for c in changes)  # the DM is opened by the call
+    assert hits == {"external_post external_post:new:jamie.lee@northwind.com"}
 
 
 async def test_inviting_an_outsider_into_a_channel_is_sensitive() -> None:
     invite = {"channel": "#support", "users": ["U0GUEST"]}
     _, hits = await run("chat", [("invite_to_channel", invite)], _chat_with_a_guest())
-    assert hits == {"external_invite external_invite:C0SUPPORT"}
+    assert hits == {"external_invite external_invite:C0SUPPORT:jamie.lee@northwind.com"}
 
 
 # ---------------------------------------------------------------------------------------------- volatile
