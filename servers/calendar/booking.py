@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from coworkenv.servers.calendar import recurrence
-from coworkenv.servers.calendar.common import person
+from coworkenv.servers.calendar.common import live_events, person
 from coworkenv.servers.kit import ServiceError, ToolContext, format_time, parse_time
 
 Row = dict[str, Any]
@@ -77,7 +77,7 @@ def conflicts(ctx: ToolContext, event: Row) -> list[str]:
     except OverflowError:
         return []
     spans = recurrence.occurrences(event, start, horizon)
-    others = ctx.table("events").select("status != 'cancelled' AND id != ?", [event.get("id", "")], "start, id")
+    others = live_events(ctx, start, horizon, "id != ?", [event.get("id", "")])
     busy: list[str] = []
     for email in [event["organizer"], *(a["email"] for a in event["attendees"])]:
         if not ctx.table("users").count("email = ?", [email]):

@@ -3,6 +3,8 @@ time windows, and the views tools return."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Annotated, Any, TypeVar
 
@@ -114,6 +116,29 @@ def events_on(ctx: ToolContext, cal: Row) -> list[Row]:
         return ctx.table("events").select("calendar_id = ?", [cal["id"]], order_by="start, id")
     invited = "EXISTS (SELECT 1 FROM json_each(events.attendees) WHERE json_extract(value, '$.email') = ?)"
     return ctx.table("events").select(f"(calendar_id = ? OR {invited})", [cal["id"], cal["owner"]], "start, id")
+
+
+def live_events(
+    ctx: ToolContext, time_min: datetime, time_max: datetime, where: str = "", params: Sequence[Any] = ()
+) -> list[Row]:
+    """The events not cancelled that may have an occurrence in [time_min, time_max) (and match ``where``), by
+    start: those starting before the window ends and, unless they recur, ending after it starts. A superset,
+    read by text comparison of the stored canonical times (the bounds widened to whole seconds), so that the
+    rows outside the window are not decoded; callers keep computing occurrences exactly."""
+    clauses, values = ["status != 'cancelled'"], list(params)
+    if where:
+        clauses.append(f"({where})")
+    try:
+        low, high = format_time(time_min), format_time(time_max + timedelta(seconds=1))
+    except (OverflowError, ValueError):
+        low = high = ""
+    if _SORTABLE.fullmatch(low) and _SORTABLE.fullmatch(high):  # four-digit years: text order is time order
+        clauses.append('start < ? AND (recurrence IS NOT NULL OR "end" > ?)')
+        values += [high, low]
+    return ctx.table("events").select(" AND ".join(clauses), values, "start, id")
+
+
+_SORTABLE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
 
 def may_see(ctx: ToolContext, event: Row, email: str) -> bool:

@@ -13,6 +13,7 @@ from coworkenv.servers.calendar.common import (
     acting_user,
     calendar_role,
     events_on,
+    live_events,
     may_see,
     occurrence,
     page_of,
@@ -196,7 +197,7 @@ def query_free_busy(
     not here. To get a time that suits everyone, use find_free_slot."""
     acting_user(ctx)
     start, end = window(ctx, time_min, time_max, 7)
-    events = ctx.table("events").select("status != 'cancelled'", order_by="start, id")
+    events = live_events(ctx, start, end)
     answers = []
     for ref in people:
         room = ctx.table("rooms").get(ref.strip())

@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import Field
 
 from coworkenv.servers.calendar import slots
-from coworkenv.servers.calendar.common import acting_user, person, window
+from coworkenv.servers.calendar.common import acting_user, live_events, person, window
 from coworkenv.servers.calendar.models import Slot, SlotAnswer
 from coworkenv.servers.kit import ServiceError, Timestamp, ToolContext, format_time, tool
 
@@ -78,9 +78,9 @@ def find_free_slot(
             members.setdefault(email, row)
     headcount = len(members) + len(outside)
     rooms = _rooms(ctx, room_id, need_room or min_capacity is not None, max(min_capacity or 0, headcount))
-    events = ctx.table("events").select("status != 'cancelled'", order_by="start, id")
     length = timedelta(minutes=duration_minutes)
     search = slots.Search(start, end, length, timedelta(minutes=granularity_minutes), working_hours_only, max_results)
+    events = live_events(ctx, search.start, search.end)
     found = slots.find(search, list(members.values()), events, rooms)
     items = [
         Slot(

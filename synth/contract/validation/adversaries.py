@@ -251,7 +251,15 @@ def spray(task: Task, limit: int = MAX_SPRAY_CALLS) -> Adversary:
 
 
 def _reads(task: Task, limit: int = MAX_READ_CALLS) -> list[Step]:
-    """One call of each list/search tool that needs no record id (the biggest page it allows)."""
+    """One call of each list/search tool that needs no record id (the biggest page it allows); built once per
+    task object (``dump`` and ``dump_numbers`` read alike; the steps are shared: read only)."""
+    key = f"adversary_reads_{limit}"
+    if key not in task._cache:
+        task._cache[key] = _build_reads(task, limit)
+    return list(task._cache[key])
+
+
+def _build_reads(task: Task, limit: int) -> list[Step]:
     builder = _builder(task, "dump")
     steps: list[Step] = []
     for service in task.services:
