@@ -10,6 +10,7 @@ the reward logs, and our ``coworkenv_rl.json`` (options and group reject/retry c
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,30 @@ def resolve_template(options: RLOptions) -> str:
     return options.template or next((t for t in found if t), None) or "full"
 
 
+NO_REWARD = (
+    "a rollout got no reward (unscorable: its episode failed in the infrastructure or did not finish); "
+    "it is left out of this step's advantages"
+)
+_TRL_LOGGER = "trl.trainer.grpo_trainer"
+
+
+class _NoRewardNote(logging.Filter):
+    """Shortens trl's warning for a sample every reward function left unscored — which our rewards do on purpose
+    for unscorable rollouts — from the whole task row and conversation to one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("All reward functions returned None"):
+            record.msg, record.args = NO_REWARD, ()
+        return True
+
+
+def quiet_unscored_warning() -> None:
+    """Install :class:`_NoRewardNote` on trl's GRPO logger (once)."""
+    target = logging.getLogger(_TRL_LOGGER)
+    if not any(isinstance(f, _NoRewardNote) for f in target.filters):
+        target.addFilter(_NoRewardNote())
+
+
 def build_trainer(
     options: RLOptions, tasks: list[Task], trainer_cls: type | None = None, **config_overrides: Any
 ) -> Any:
@@ -123,6 +148,7 @@ def build_trainer(
     from coworkenv.train.trl_env import trl_environments
     from coworkenv.train.trl_grpo import CoworkGRPOTrainer
 
+    quiet_unscored_warning()
     template = resolve_template(options)
     rows, factory = trl_environments(tasks, owns_reward=False, template=template)
     tokenizer = AutoTokenizer.from_pretrained(options.model if not options.adapter else options.adapter)

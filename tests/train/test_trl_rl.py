@@ -134,3 +134,18 @@ def test_a_group_still_bad_after_its_retries_is_rejected_and_scores_nothing(tiny
     assert summary["groups"] == {"incomplete": 3, "retried": 2, "rejected": 1}
     logged = summary["log_history"][0]
     assert logged["reward"] != logged["reward"] or logged["reward"] is None  # NaN: nothing was scored
+
+
+def test_trls_warning_for_an_unscored_rollout_is_one_line_not_the_whole_task(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from coworkenv.train.trl_rl import NO_REWARD, quiet_unscored_warning
+
+    quiet_unscored_warning()
+    quiet_unscored_warning()  # once is enough: a second call adds nothing
+    trl_logger = logging.getLogger("trl.trainer.grpo_trainer")
+    assert sum(type(f).__name__ == "_NoRewardNote" for f in trl_logger.filters) == 1
+    with caplog.at_level(logging.WARNING, logger="trl.trainer.grpo_trainer"):
+        trl_logger.warning("All reward functions returned None for the following kwargs:\n{'task': '%s'}", "x" * 5000)
+        trl_logger.warning("something else")
+    assert [r.getMessage() for r in caplog.records] == [NO_REWARD, "something else"]
