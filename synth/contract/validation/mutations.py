@@ -150,39 +150,53 @@ def _same_calls(steps: Sequence[Step], reference: Sequence[Step]) -> bool:
 async def mutation_results(
     task: Task, reference_score: float, via_mcp: bool, limit: int, reference: Trial | None = None
 ) -> list[MutationResult]:
-    """Every dropped step is played (each unnoticed one is its own warning); argument swaps only serve to show
-    that some mutation loses score, so they stop at the first that does (and are skipped when a drop did).
+    """Every dropped state-changing step (and the dropped final message) is played: each unnoticed one is its own
+    warning. Dropped read-only steps and argument swaps only serve to show that some mutation loses score, so
+    they are played only while none has (read-only drops first, then swaps, which stop at the first that does).
 
     For a task without user turns, a mutation that makes the reference's calls (a message dropped) is graded on
     the reference's run (``reference``) with its own words: what is said changes nothing in the workspace."""
-    results: list[MutationResult] = []
     reuse = reference is not None and (task.user is None or not task.user.turns)
     listed = mutations(task)[:limit]
     ref = task.reference_solution
-    # the dropped steps' runs, played at once where they can share what the steps before each left
-    drops = [
-        k
-        for k, (desc, _, steps, _) in enumerate(listed)
-        if desc.startswith("drop step") and not (reuse and _same_calls(steps, ref))
-    ]
-    played = None if via_mcp else await runs_without_each_step(task, ref, drops)
-    for k, (desc, where, steps, mutating) in enumerate(listed):
-        swap = not desc.startswith("drop step")
-        if swap and any(r.lost_score for r in results):
+    done: dict[int, MutationResult] = {}
+
+    async def judge(ks: list[int]) -> None:
+        """Play and grade these mutations; dropped steps at once where they can share what the steps before
+        each left."""
+        drops = [
+            k for k in ks if listed[k][0].startswith("drop step") and not (reuse and _same_calls(listed[k][2], ref))
+        ]
+        played = None if via_mcp or not drops else await runs_without_each_step(task, ref, drops)
+        for k in ks:
+            desc, where, steps, mutating = listed[k]
+            if reuse and reference is not None and _same_calls(steps, ref):
+                said = [s.say for s in steps if isinstance(s, SayStep)]
+                trial = Trial(reference.state, reference.audit, said)
+            elif played is not None and k in played:
+                trial = played[k]
+            else:
+                trial = await run_steps(task, steps, via_mcp=via_mcp)
+            g = grade_trial(task, trial, explain=False)
+            lost = g.score < reference_score - SCORE_EPSILON
+            done[k] = MutationResult(
+                description=desc, path=where, score=g.score, lost_score=lost, mutating_step=mutating
+            )
+
+    def lost() -> bool:
+        return any(r.lost_score for r in done.values())
+
+    dropped = [k for k, m in enumerate(listed) if m[0].startswith("drop step")]
+    await judge([k for k in dropped if listed[k][3]])
+    if not lost():
+        await judge([k for k in dropped if not listed[k][3]])
+    for k in range(len(listed)):
+        if k in dropped:
+            continue
+        if lost():
             break
-        if reuse and reference is not None and _same_calls(steps, ref):
-            said = [s.say for s in steps if isinstance(s, SayStep)]
-            trial = Trial(reference.state, reference.audit, said)
-        elif played is not None and k in played:
-            trial = played[k]
-        else:
-            trial = await run_steps(task, steps, via_mcp=via_mcp)
-        g = grade_trial(task, trial, explain=False)
-        lost = g.score < reference_score - SCORE_EPSILON
-        results.append(
-            MutationResult(description=desc, path=where, score=g.score, lost_score=lost, mutating_step=mutating)
-        )
-    return results
+        await judge([k])
+    return [done[k] for k in sorted(done)]
 
 
 def mutation_diagnostics(results: list[MutationResult]) -> list[Diagnostic]:
