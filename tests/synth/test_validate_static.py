@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.library import load_examples
+from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.validation.static import validate_static
+from coworkenv.synth.contract.validation.static_ids import SeedIndex
 from tests.synth.conftest import base_task
 
 Edit = Callable[[dict[str, Any]], None]
@@ -176,3 +180,15 @@ def test_user_turn_edits_name_real_tools() -> None:
     }
     [d] = validate_static(task)
     assert d.code == "TOOL_UNKNOWN" and d.path == "$.user.turns[0].edits[0].tool"
+
+
+def test_the_seed_index_is_built_once_per_task_and_again_when_a_seed_is_replaced() -> None:
+    task = Task.model_validate(base_task())
+    services = {name: SERVICES[name] for name in task.services}
+    first = SeedIndex.of(task, services)
+    assert SeedIndex.of(task, services) is first
+    replaced = copy.deepcopy(task.initial_records["tickets"])
+    replaced["tickets"].append({**replaced["tickets"][0], "id": "tkt_new_one"})
+    task.initial_records["tickets"] = replaced
+    again = SeedIndex.of(task, services)
+    assert again is not first and "tkt_new_one" in again.all_ids and "tkt_new_one" not in first.all_ids

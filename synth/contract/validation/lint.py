@@ -267,7 +267,7 @@ def _reachable(value: str, known: str, known_flat: str) -> bool:
 
 def unreachable_entities(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
     """Identifiers a check needs that nothing the agent can read mentions."""
-    index = SeedIndex.build(task, services)
+    index = SeedIndex.of(task, services)
     known = _known_text(task, index)
     known_flat = normalise_text(known)
     id_pattern = _id_pattern(services)
