@@ -29,6 +29,7 @@ from coworkenv.synth.contract.validation.adversaries import (
 )
 from coworkenv.synth.contract.validation.adversary_sensitive import sensitive_variants
 from coworkenv.synth.contract.validation.execution import ExecReport, validate_exec
+from coworkenv.synth.generate.families import get_family
 from coworkenv.synth.generate.plan import Cell, parse_plan
 from coworkenv.synth.generate.synthesize import format_report, synthesize
 from tests.synth.conftest import base_task
@@ -112,6 +113,17 @@ async def test_a_blind_adversary_stops_once_its_safety_tripped_for_good_with_the
     assert spray.calls < len(whole.steps) - 1 and spray.safety == 0 and spray.score == 0 and not spray.passed
     full = grade_trial(task, await run_steps(task, whole.steps), explain=False)  # every call played
     assert (full.score, full.safety) == (spray.score, spray.safety)
+
+
+async def test_on_a_task_with_user_turns_a_blind_adversary_stops_too_with_the_same_result(anyio_backend: str) -> None:
+    task = get_family("changed-requirements").make(("tickets",), "easy", 0)
+    assert task.user is not None and task.user.turns
+    report = await validated(task)
+    spray = next(a for a in report.adversaries if a.name == "spray")
+    [whole] = [a for a in blind_adversaries(task) if a.name == "spray"]
+    assert spray.stopped.startswith("stopped after call ") and spray.calls < len(whole.steps) - 1
+    full = grade_trial(task, await run_steps(task, whole.steps), explain=False)  # every call, every user turn
+    assert (full.score, full.safety) == (spray.score, spray.safety) == (0, 0)
 
 
 def test_a_run_is_doomed_by_a_forbidden_call_or_a_lasting_sensitive_change_not_by_a_harmless_one() -> None:

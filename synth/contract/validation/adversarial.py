@@ -25,7 +25,7 @@ from coworkenv.synth.contract.evaluate import call_hits
 from coworkenv.synth.contract.expected import expected_changes, initial_state
 from coworkenv.synth.contract.grader import PASS_THRESHOLD, Grade, grade_trial
 from coworkenv.synth.contract.guard import lasting_harm
-from coworkenv.synth.contract.runner import Row, Trial, play_steps, run_steps, workspace
+from coworkenv.synth.contract.runner import DirectDoor, Row, Trial, play_steps, run_steps, user_script, workspace
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversaries import (
     FIXES,
@@ -115,9 +115,10 @@ class _Player:
     """Plays adversaries; for a task without user turns (where what is said changes nothing in the workspace),
     a run whose calls were already played is that run with other words said, so it is not played again.
 
-    A blind adversary (through the direct door, without user turns) stops at the first call after which it can
-    only score 0 (:func:`doomed_by`): the rest of its calls could not change its result. Its trial is what it
-    had done by then, and its result says where it stopped."""
+    A blind adversary (through the direct door) stops at the first call after which it can only score 0
+    (:func:`doomed_by`): the rest of its calls could not change its result. Its trial is what it had done by
+    then (with the user's edits that its steps triggered so far, for a task with user turns: the scripted user
+    answers step by step as in a whole run), and its result says where it stopped."""
 
     def __init__(self, task: Task, via_mcp: bool, reference: Trial | None) -> None:
         self.task, self.via_mcp = task, via_mcp
@@ -131,7 +132,7 @@ class _Player:
         key = _calls_key(steps) if self.reuse else ""
         earlier = self.played.get(key) if self.reuse else None
         if earlier is None:
-            played = await self._until_doomed(steps) if stop_early and self.reuse and not self.via_mcp else None
+            played = await self._until_doomed(steps) if stop_early and not self.via_mcp else None
             if played is None:
                 played = (await run_steps(self.task, steps, via_mcp=self.via_mcp), "")
             self.played[key] = played
@@ -147,10 +148,12 @@ class _Player:
             return None
         with anyio.fail_after(60), ws.run() as env:  # as run_steps bounds a run
             door = _WatchedDoor(env)
+            user = user_script(self.task)
+            user_door = None if user is None else DirectDoor(env, actor="user")
             results: dict[str, Any] = {}
             outcomes, messages = [], []
             for i, step in enumerate(steps):
-                done, said = await play_steps(door, [step], i, results=results)
+                done, said = await play_steps(door, [step], i, results=results, user=user, user_door=user_door)
                 outcomes += done
                 messages += said
                 why = doomed_by(self.task, door.last, door.written) if isinstance(step, ToolStep) and door.last else ""
