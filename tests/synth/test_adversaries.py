@@ -3,7 +3,9 @@ sensitive extra call must all stay below the pass mark; a task that lets one pas
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,11 +21,12 @@ from coworkenv.synth.contract.diagnostics import Diagnostic
 from coworkenv.synth.contract.grader import Grade, grade_trial
 from coworkenv.synth.contract.library import examples_dir, load_example
 from coworkenv.synth.contract.runner import run_steps
-from coworkenv.synth.contract.task import SayStep, Task, ToolStep, find_refs
+from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep, find_refs
 from coworkenv.synth.contract.validation.adversarial import AdversaryResult, adversary_diagnostics, doomed_by
 from coworkenv.synth.contract.validation.adversaries import (
     EMPTY_REPLY,
     MAX_SPRAY_CALLS,
+    LazySteps,
     blind_adversaries,
     numbers_text,
 )
@@ -109,7 +112,7 @@ async def test_a_blind_adversary_stops_once_its_safety_tripped_for_good_with_the
     report = await validated(task)
     spray = next(a for a in report.adversaries if a.name == "spray")
     [whole] = [a for a in blind_adversaries(task) if a.name == "spray"]
-    assert spray.stopped.startswith(f"stopped after call {spray.calls} of {len(whole.steps) - 1}: ")
+    assert spray.stopped.startswith(f"stopped after call {spray.calls}: ")
     assert spray.calls < len(whole.steps) - 1 and spray.safety == 0 and spray.score == 0 and not spray.passed
     full = grade_trial(task, await run_steps(task, whole.steps), explain=False)  # every call played
     assert (full.score, full.safety) == (spray.score, spray.safety)
@@ -124,6 +127,32 @@ async def test_on_a_task_with_user_turns_a_blind_adversary_stops_too_with_the_sa
     assert spray.stopped.startswith("stopped after call ") and spray.calls < len(whole.steps) - 1
     full = grade_trial(task, await run_steps(task, whole.steps), explain=False)  # every call, every user turn
     assert (full.score, full.safety) == (spray.score, spray.safety) == (0, 0)
+
+
+def test_lazy_steps_are_made_only_as_far_as_they_are_read_and_the_same_as_made_at_once() -> None:
+    made: list[int] = []
+
+    def source() -> Iterator[Step]:
+        for k in range(5):
+            made.append(k)
+            yield SayStep(say=f"step {k}")
+
+    lazy = LazySteps(source())
+    first = next(iter(lazy))
+    assert first == SayStep(say="step 0") and made == [0]
+    assert lazy[2] == SayStep(say="step 2") and made == [0, 1, 2]
+    assert [s.say for s in lazy] == [f"step {k}" for k in range(5)] and len(lazy) == 5 and made == list(range(5))
+    assert lazy[-1] == SayStep(say="step 4") and list(lazy[1:3]) == [SayStep(say="step 1"), SayStep(say="step 2")]
+    with pytest.raises(IndexError):
+        lazy[5]
+
+
+def test_spray_and_random_calls_are_the_same_whether_made_lazily_or_all_at_once() -> None:
+    task = load_example("escalate-stale-enterprise-to-account-managers")
+    for adversary in blind_adversaries(task):
+        again = next(a for a in blind_adversaries(task) if a.name == adversary.name)
+        half = list(itertools.islice(iter(again.steps), 3))  # partly read first, the rest later
+        assert half + list(again.steps)[3:] == list(adversary.steps)
 
 
 def test_a_run_is_doomed_by_a_forbidden_call_or_a_lasting_sensitive_change_not_by_a_harmless_one() -> None:

@@ -74,7 +74,7 @@ def _result(
     )
 
 
-def _calls_key(steps: list[Step]) -> str:
+def _calls_key(steps: Sequence[Step]) -> str:
     return json.dumps([s.model_dump() for s in steps if isinstance(s, ToolStep)], sort_keys=True, default=str)
 
 
@@ -127,14 +127,17 @@ class _Player:
         if reference is not None and self.reuse:
             self.played[_calls_key(task.reference_solution)] = (reference, "")
 
-    async def play(self, steps: list[Step], stop_early: bool = False) -> tuple[Trial, str]:
-        """The trial of ``steps`` and, when it was stopped early, why (else "")."""
+    async def play(self, steps: Sequence[Step], stop_early: bool = False) -> tuple[Trial, str]:
+        """The trial of ``steps`` and, when it was stopped early, why (else ""). A run that may stop early is
+        blind: no other adversary makes its calls, so it is neither looked up nor kept for reuse (its steps
+        may be :class:`~.adversaries.LazySteps`, made only as far as it plays)."""
+        if stop_early and not self.via_mcp:
+            played = await self._until_doomed(steps)
+            return played if played is not None else (await run_steps(self.task, steps, via_mcp=self.via_mcp), "")
         key = _calls_key(steps) if self.reuse else ""
         earlier = self.played.get(key) if self.reuse else None
         if earlier is None:
-            played = await self._until_doomed(steps) if stop_early and not self.via_mcp else None
-            if played is None:
-                played = (await run_steps(self.task, steps, via_mcp=self.via_mcp), "")
+            played = (await run_steps(self.task, steps, via_mcp=self.via_mcp), "")
             self.played[key] = played
             return played
         trial, stopped = earlier
@@ -152,15 +155,20 @@ class _Player:
             user_door = None if user is None else DirectDoor(env, actor="user")
             results: dict[str, Any] = {}
             outcomes, messages = [], []
-            for i, step in enumerate(steps):
+            calls = 0
+            ahead = iter(steps)
+            step = next(ahead, None)
+            i = 0
+            while step is not None:
                 done, said = await play_steps(door, [step], i, results=results, user=user, user_door=user_door)
                 outcomes += done
                 messages += said
+                calls += isinstance(step, ToolStep)
                 why = doomed_by(self.task, door.last, door.written) if isinstance(step, ToolStep) and door.last else ""
                 door.last = None
-                if why and i < len(steps) - 1:
-                    calls = sum(1 for s in steps if isinstance(s, ToolStep))
-                    return ws.trial(messages, outcomes), f"stopped after call {i + 1} of {calls}: {why}"
+                step, i = next(ahead, None), i + 1
+                if why and step is not None:
+                    return ws.trial(messages, outcomes), f"stopped after call {calls}: {why}"
             return ws.trial(messages, outcomes), ""
 
 

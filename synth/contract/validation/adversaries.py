@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel
 
@@ -75,13 +75,62 @@ SENSITIVE_FIX = (
 )
 
 
+class LazySteps(Sequence[Step]):
+    """Steps made as they are read: an adversary that stops early (:class:`~.adversarial._Player`) never builds
+    the calls it would not have made. Reading past what was made (a length, a slice, a later index) makes the
+    rest; they come out the same whenever they are made (the source is deterministic and read once)."""
+
+    def __init__(self, source: Iterator[Step]) -> None:
+        self._source: Iterator[Step] | None = source
+        self._made: list[Step] = []
+
+    def _more(self) -> bool:
+        """Make one more step; False when the source is spent."""
+        if self._source is None:
+            return False
+        step = next(self._source, None)
+        if step is None:
+            self._source = None
+            return False
+        self._made.append(step)
+        return True
+
+    def _all(self) -> list[Step]:
+        while self._more():
+            pass
+        return self._made
+
+    def __iter__(self) -> Iterator[Step]:
+        i = 0
+        while i < len(self._made) or self._more():
+            yield self._made[i]
+            i += 1
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    @overload
+    def __getitem__(self, index: int) -> Step: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Step]: ...
+
+    def __getitem__(self, index: int | slice) -> Step | Sequence[Step]:
+        if isinstance(index, int) and index >= 0:
+            while index >= len(self._made) and self._more():
+                pass
+            return self._made[index]
+        return self._all()[index]
+
+
 @dataclass(frozen=True)
 class Adversary:
     name: str
     kind: AdversaryKind
     description: str
     """What it does, in words (for diagnostics)."""
-    steps: list[Step]
+    steps: Sequence[Step]
+    """Its steps (a :class:`LazySteps` for the blind ones: made as they are played)."""
     detail: str = ""
     key: str | None = None
     """For a reference-plus-sensitive variant: the key of the sensitive change it commits."""
@@ -233,21 +282,26 @@ def _spray_queues(task: Task, p: Pools) -> list[tuple[str, str, list[str | None]
 
 def spray(task: Task, limit: int = MAX_SPRAY_CALLS) -> Adversary:
     """Every writing tool on every record (round robin over tools, so each tool is used before the bound)."""
+    steps = LazySteps(_spray_steps(task, limit))
+    return Adversary("spray", "blind", "calls every writing tool on every record, then lists every record", steps)
+
+
+def _spray_steps(task: Task, limit: int) -> Iterator[Step]:
     p, builder = pools(task), _builder(task, "spray")
     queues = _spray_queues(task, p)
-    steps: list[Step] = []
+    made = 0
     depth = max((len(q[2]) for q in queues), default=0)
     for i in range(depth):
         for service, tool, targets, addressed in queues:
-            if i >= len(targets) or len(steps) >= limit:
+            if i >= len(targets) or made >= limit:
                 continue
             builder.turn, builder.address = i, targets[i] if addressed else None
             spec = SERVICES[service].tools_by_name[tool]
             args = builder.call(service, spec, None if addressed else targets[i])
             if args is not None:
-                steps.append(ToolStep(service=service, tool=tool, arguments=args))
-    steps.append(SayStep(say=records_text(task)))
-    return Adversary("spray", "blind", "calls every writing tool on every record, then lists every record", steps)
+                made += 1
+                yield ToolStep(service=service, tool=tool, arguments=args)
+    yield SayStep(say=records_text(task))
 
 
 def _reads(task: Task, limit: int = MAX_READ_CALLS) -> list[Step]:
@@ -300,18 +354,23 @@ def empty_reply(task: Task) -> Adversary | None:
 
 
 def random_args(task: Task, limit: int = MAX_RANDOM_CALLS) -> Adversary:
+    steps = LazySteps(_random_steps(task, limit))
+    return Adversary("random_args", "blind", "makes random calls with random valid arguments", steps)
+
+
+def _random_steps(task: Task, limit: int) -> Iterator[Step]:
     builder = _builder(task, "random_args", "random")
     tools = [(s, spec) for s in task.services for spec in SERVICES[s].tools_by_name.values()]
-    steps: list[Step] = []
+    made = 0
     for _ in range(limit * 2):
-        if len(steps) >= limit or not tools:
+        if made >= limit or not tools:
             break
         service, spec = builder.rng.choice(tools)
         args = builder.call(service, spec)
         if args is not None:
-            steps.append(ToolStep(service=service, tool=spec.name, arguments=args))
-    steps.append(SayStep(say=GENERIC_REPLY))
-    return Adversary("random_args", "blind", "makes random calls with random valid arguments", steps)
+            made += 1
+            yield ToolStep(service=service, tool=spec.name, arguments=args)
+    yield SayStep(say=GENERIC_REPLY)
 
 
 def blind_adversaries(task: Task) -> list[Adversary]:
