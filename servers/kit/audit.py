@@ -232,6 +232,24 @@ _loads = json.JSONDecoder().decode
 """``json.loads`` without its per-call keyword checks (the audit table holds our own JSON text)."""
 
 
+def read_call(conn: sqlite3.Connection, service: str, seq: int) -> dict[str, Any] | None:
+    """What a call pattern reads of one audit row (service, tool, actor, outcome, the typed arguments) and the
+    call's ``changes``, without decoding its result: for a caller that checks each call as it is made."""
+    r = conn.execute("SELECT actor, tool, arguments, outcome, changes FROM _audit WHERE seq = ?", (seq,)).fetchone()
+    if r is None:
+        return None
+    changes = None if r[4] is None else _loads(r[4])
+    return {
+        "seq": seq,
+        "service": service,
+        "actor": r[0],
+        "tool": r[1],
+        "arguments": _loads(r[2]),
+        "outcome": r[3],
+        "changes": changes,
+    }
+
+
 def read_rows(conn: sqlite3.Connection, service: str, after_seq: int = 0) -> list[AuditRow]:
     rows = conn.execute(
         "SELECT seq, sim_time, wall_time, actor, tool, arguments, outcome, result, error, duration_ms,"

@@ -347,6 +347,10 @@ class ServiceState(Dispatcher, Marks):
     def audit(self, after_seq: int = 0) -> list[audit.AuditRow]:
         return audit.read_rows(self.conn, self.service.name, after_seq)
 
+    def audit_call(self, seq: int) -> dict[str, Any] | None:
+        """The call of one audit row as a call pattern reads it, and its ``changes`` (:func:`audit.read_call`)."""
+        return audit.read_call(self.conn, self.service.name, seq)
+
     def state_hash(self) -> str:
         return hashlib.sha256(canonical_json(self.dump()).encode()).hexdigest()
 

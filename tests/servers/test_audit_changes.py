@@ -42,6 +42,16 @@ async def test_a_write_notes_what_it_changed_and_a_read_notes_nothing() -> None:
         assert versions[-1] == after and OUTSIDER in json.dumps(versions[1]["shares"])
 
 
+async def test_one_calls_audit_row_reads_as_a_call_pattern_sees_it_without_its_result() -> None:
+    with Environment.create({"files": FILES}, now=NOW) as env:
+        result = await env.call("files", "share_file", {"file_id": "file_readme", "email": OUTSIDER, "role": "viewer"})
+        [row] = env.audit()
+        call = env.state("files").audit_call(result.seq)
+        assert call == {k: v for k, v in row.to_dict().items() if k in call} and "result" not in (call or {})
+        assert set(call or {}) == {"seq", "service", "actor", "tool", "arguments", "outcome", "changes"}
+        assert env.state("files").audit_call(result.seq + 1) is None
+
+
 async def test_a_history_table_is_not_noted_and_a_delete_notes_no_row() -> None:
     with Environment.create({"files": FILES, "crm": CRM}, now=NOW) as env:
         await env.call("files", "write_file", {"file_id": "file_readme", "content": "new text"})

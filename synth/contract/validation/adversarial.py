@@ -79,7 +79,8 @@ def _calls_key(steps: Sequence[Step]) -> str:
 
 
 class _WatchedDoor:
-    """The direct door, keeping the audit row of the call it made last."""
+    """The direct door, keeping what a call pattern reads of the audit row of the call it made last (its
+    ``changes`` too)."""
 
     def __init__(self, env: Environment) -> None:
         self.env = env
@@ -91,10 +92,9 @@ class _WatchedDoor:
     ) -> tuple[bool, dict[str, Any] | None, str]:
         result = await self.env.call(service, tool, arguments)
         state = self.env.state(service)
-        rows = state.audit(result.seq - 1)
-        self.last = rows[0].to_dict() if rows else None
+        self.last = row = state.audit_call(result.seq)
         self.written = []
-        for table, rid in dict.fromkeys((c["table"], c["id"]) for c in (rows[0].changes or []) if rows):
+        for table, rid in dict.fromkeys((c["table"], c["id"]) for c in ((row or {}).get("changes") or [])):
             self.written.append((table, rid, state.tables[table].get(rid)))
         return not result.is_error, result.data, result.text
 
