@@ -48,8 +48,30 @@ def train_group() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Train the tokenizer on these exported demonstrations (chat JSONL) as the chat template renders them.",
 )
+@click.option(
+    "--copy-steps",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Then teach the model to copy: steps of random tokens repeated (16 x 128 tokens), before any SFT.",
+)
+@click.option(
+    "--value-steps",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Then steps (of 16) with the loss only on the values the --tokenizer-from demonstrations copy into "
+    "tool calls from their context, system prompt left out: a model from scratch learns to copy them.",
+)
 def tiny_cmd(
-    out: Path, seed: int, layers: int, hidden: int, vocab_size: int | None, tokenizer_from: Path | None
+    out: Path,
+    seed: int,
+    layers: int,
+    hidden: int,
+    vocab_size: int | None,
+    tokenizer_from: Path | None,
+    copy_steps: int,
+    value_steps: int,
 ) -> None:
     """Build a tiny chat model offline (random weights, Qwen2.5 chat template) for tests, demos and learning
     from scratch (e.g. --layers 4 --hidden 256 --vocab-size 4096 --tokenizer-from demos.jsonl: ~3.0M)."""
@@ -58,12 +80,25 @@ def tiny_cmd(
         from coworkenv.train.tiny import DEFAULT_VOCAB_SIZE, build_tiny, parameter_count
     except ImportError as exc:
         raise click.ClickException(f"{INSTALL_HINT} ({exc})") from exc
+    if value_steps and not tokenizer_from:
+        raise click.ClickException("--value-steps needs --tokenizer-from: the demonstrations whose values it copies")
     try:
         path = build_tiny(out, seed, vocab_size or DEFAULT_VOCAB_SIZE, layers, hidden, tokenizer_from)
     except (DataError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     params = parameter_count(path)
     click.echo(f"tiny model ({params:,} parameters) written to {path}")
+    from coworkenv.train.copying import train_copying, train_copying_values
+
+    if value_steps and tokenizer_from:
+        try:
+            done = train_copying_values(path, tokenizer_from, value_steps, seed=seed)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
+        click.echo(f"copying values: {done.steps} steps, loss {done.losses[0]:.3f} -> {done.losses[-1]:.3f}")
+    if copy_steps:
+        done = train_copying(path, copy_steps, seed=seed)
+        click.echo(f"copy curriculum: {done.steps} steps, loss {done.losses[0]:.3f} -> {done.losses[-1]:.3f}")
 
 
 SFT_HELP = f"""LoRA (or --full) SFT on exported chat JSONL, loss on assistant text and tool calls only.
@@ -102,6 +137,13 @@ Several GPUs: accelerate launch --num_processes N "$(which coworkenv)" train sft
 @click.option("--chat-template", help="A .jinja chat template to use instead of the model's own.")
 @click.option(
     "--full", is_flag=True, default=None, help="Full fine-tuning (every weight) instead of LoRA; for small models."
+)
+@click.option("--warmup-steps", type=int, help=f"Steps of linear learning-rate warmup.  [default: {_SFT.warmup_steps}]")
+@click.option(
+    "--copy-weight",
+    type=float,
+    help="Loss weight of the tool-call values the demonstrations copy from their context (names, ids); "
+    f"keeps a model trained from scratch copying instead of guessing.  [default: {_SFT.copy_weight}]",
 )
 @click.option("--bf16/--no-bf16", default=None, help="bf16 training.  [default: on with a GPU, off on CPU]")
 @click.option(

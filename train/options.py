@@ -55,6 +55,12 @@ class SFTOptions(LoraOptions):
     gradient_checkpointing: bool | None = None  # None: on with a GPU, off on CPU
     logging_steps: int = 1
     full: bool = False  # full fine-tuning (every weight; a model trained from scratch) instead of LoRA adapters
+    warmup_steps: int = 0  # the learning rate rises linearly over these first steps
+    copy_weight: float = 1.0  # loss weight of tool-call values copied from the context (names, ids); 1: as the rest
+
+    def __post_init__(self) -> None:
+        if self.copy_weight <= 0:
+            raise OptionsError(f"copy_weight must be positive, not {self.copy_weight}")
 
 
 T = TypeVar("T")

@@ -2,7 +2,9 @@
 
 The loss is on assistant text and tool-call tokens only (``assistant_only_loss=True``): trl renders each
 conversation with a training variant of the model's chat template (``{% generation %}`` markers) and masks
-system, user and tool-result tokens out of the labels. Every trained token weighs the same.
+system, user and tool-result tokens out of the labels. Every trained token weighs the same, unless
+``copy_weight`` weighs the tool-call values copied from the context (names, ids) more: a model trained from
+scratch otherwise learns the values' prior instead of copying them.
 
 Multi-device: the same command runs under ``accelerate launch`` (DDP, DeepSpeed ZeRO or FSDP configs), e.g.
 ``accelerate launch --num_processes 8 "$(which coworkenv)" train sft --data demos.jsonl --out runs/sft``.
@@ -113,6 +115,7 @@ def sft_config(options: SFTOptions) -> Any:
         num_train_epochs=options.epochs,
         max_steps=options.max_steps,
         learning_rate=options.lr,
+        warmup_steps=options.warmup_steps,
         per_device_train_batch_size=options.batch_size,
         gradient_accumulation_steps=options.grad_accum,
         max_length=options.max_length,
@@ -142,6 +145,33 @@ def lora_config(options: SFTOptions) -> Any:
     )
 
 
+def copy_weighted(base: type, weight: float) -> type:
+    """``base`` (trl's ``SFTTrainer``) with a loss that weighs the tokens of copied tool-call values ``weight``
+    times the other trained tokens (:func:`coworkenv.train.copying.copy_weights`): the per-token cross-entropy,
+    weighted, over the weights' sum."""
+    import torch
+
+    from coworkenv.train.copying import copy_weights
+
+    class CopyWeightedSFTTrainer(base):
+        def compute_loss(
+            self, model: Any, inputs: dict[str, Any], return_outputs: bool = False, num_items_in_batch: Any = None
+        ) -> Any:
+            ids, labels = inputs["input_ids"], inputs["labels"]
+            rows = zip(ids.tolist(), labels.tolist(), strict=True)
+            weights = torch.tensor([copy_weights(self.processing_class, i, x, weight) for i, x in rows])
+            outputs = model(input_ids=ids, attention_mask=inputs.get("attention_mask"))
+            logits = outputs.logits[:, :-1].float()
+            w = weights[:, 1:].to(logits.device)
+            ce = torch.nn.functional.cross_entropy(
+                logits.reshape(-1, logits.size(-1)), labels[:, 1:].reshape(-1).clamp(min=0), reduction="none"
+            ).view_as(w)
+            loss = (ce * w).sum() / w.sum().clamp(min=1.0)
+            return (loss, outputs) if return_outputs else loss
+
+    return CopyWeightedSFTTrainer
+
+
 def build_trainer(options: SFTOptions) -> Any:
     """An ``SFTTrainer`` with its dataset prepared (tokenised, labels masked), not yet trained."""
     from trl import SFTTrainer
@@ -151,7 +181,8 @@ def build_trainer(options: SFTOptions) -> Any:
     records = read_chat_jsonl(options.data)
     processing_class = load_processing_class(options)
     check_template(processing_class, has_tool_calls(records), options.model)
-    return SFTTrainer(
+    trainer_class = SFTTrainer if options.copy_weight == 1.0 else copy_weighted(SFTTrainer, options.copy_weight)
+    return trainer_class(
         model=options.model,
         args=sft_config(options),
         train_dataset=to_dataset(records),

@@ -8,8 +8,16 @@
    error (``export --recoveries``: a half-copied id or a missing argument, the service's real error, the right
    call).
 3. A Qwen2-style model built offline from scratch (``train tiny``: ``--layers``/``--hidden``, tokenizer trained
-   on the rendered demonstrations), scored on the held-out tasks through the harness with the ``hf:`` agent
-   (``template=compact``, greedy), fully fine-tuned (``train sft --full``), scored again.
+   on the rendered demonstrations) and scored on the held-out tasks through the harness with the ``hf:`` agent
+   (``template=compact``, greedy). Then two warm-ups that teach it to copy (``train tiny --value-steps`` and
+   ``--copy-steps``; see ``coworkenv.train.copying``): ``--value-steps`` steps of 16 on the demonstrations'
+   conversations without their system prompt, the loss only on the tool-call values copied from the context
+   (names, ids), and ``--copy-steps`` of synthetic induction text (random tokens repeated). The demonstrations
+   are not changed and no value is invented: the warm-up only chooses which of their tokens carry the loss.
+   Then full fine-tuning on the demonstrations (``train sft --full``, every assistant token, ``--warmup``
+   steps of learning-rate warmup) with the copied values' tokens weighing ``--copy-weight`` (20) times the
+   rest (``train sft --copy-weight``), which keeps the copying the warm-up taught while the format is learnt,
+   and the score again.
 
 4. (``--grpo-steps``, 4 by default) GRPO from that checkpoint through the trl path (``train rl --engine trl``'s
    trainer, LoRA, ``--template compact`` read from the checkpoint) on training tasks, the held-out score again.
@@ -41,21 +49,29 @@ from coworkenv.harness.export import ExportParams, export_records, token_lengths
 from coworkenv.harness.trajectory import Trajectory
 from coworkenv.synth.contract.task import Task, ToolStep, is_ref
 from coworkenv.synth.generate.families import get_family
+from coworkenv.train.copying import train_copying, train_copying_values
 from coworkenv.train.options import SFTOptions
 from coworkenv.train.sft import run_sft
 from coworkenv.train.tiny import build_tiny, parameter_count
 
 FULL = {
-    "train": 1200, "heldout": 24, "layers": 4, "hidden": 256, "vocab": 4096, "steps": 2400, "batch": 1,
+    "train": 1200, "heldout": 24, "layers": 4, "hidden": 256, "vocab": 4096, "steps": 1800, "batch": 1,
+    "value_steps": 300, "copy_steps": 0,
     "grpo_steps": 4, "grpo_length": 3072,
 }  # fmt: skip
 QUICK = {
-    "train": 60, "heldout": 4, "layers": 2, "hidden": 64, "vocab": 1024, "steps": 30, "batch": 2, "grpo_steps": 1,
+    "train": 60, "heldout": 4, "layers": 2, "hidden": 64, "vocab": 1024, "steps": 30, "batch": 2, "value_steps": 5,
+    "copy_steps": 5, "grpo_steps": 1,
     "grpo_length": 192,
 }  # fmt: skip
 
 
-HELP = {"grpo_steps": "GRPO steps after SFT (0: none).", "grpo_length": "GRPO: tokens of an episode after the prompt."}
+HELP = {
+    "value_steps": "Steps (of 16) copying the demonstrations' values before SFT (0: none).",
+    "copy_steps": "Induction steps (16 x 128 random tokens, repeated) before SFT (0: none).",
+    "grpo_steps": "GRPO steps after SFT (0: none).",
+    "grpo_length": "GRPO: tokens of an episode after the prompt.",
+}
 
 
 def make_tasks(family: str, services: tuple[str, ...], difficulty: str, seeds: range) -> list[Task]:
@@ -115,6 +131,7 @@ def evaluate(model_dir: Path, tasks: list[Task], args: argparse.Namespace) -> di
         "tool_calls_ok": sum(1 for r in runs for s in r.steps if s.outcome == "ok"),
         "tool_calls": sum(len(r.steps) for r in runs),
         "by_task": {r.task_id: round(r.score, 3) for r in runs},
+        "first_calls": [[f"{s.name}({json.dumps(s.arguments)})" for s in r.steps[:3]] for r in runs[:4]],
     }
 
 
@@ -183,6 +200,10 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--grpo-tasks", type=int, default=2, help="GRPO: tasks per step.")
     parser.add_argument("--grpo-lr", type=float, default=2e-4, help="GRPO: learning rate (LoRA on the SFT model).")
     parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--warmup", type=int, default=50, help="SFT: steps of learning-rate warmup.")
+    parser.add_argument(
+        "--copy-weight", type=float, default=20.0, help="SFT: loss weight of the values copied from the context."
+    )
     parser.add_argument(
         "--recoveries", type=float, default=0.15, help="Share of demonstrations with a recovery from a tool error."
     )
@@ -219,9 +240,18 @@ def main() -> None:
     t1 = time.perf_counter()
     before = evaluate(base, heldout, args)
     print(f"before: score {before['score']} pass {before['pass_rate']} ({time.perf_counter() - t1:.0f} s)")
+    warmups: dict[str, Any] = {}
+    if args.value_steps:
+        warmups["values"] = train_copying_values(base, work / "demos.jsonl", args.value_steps)
+    if args.copy_steps:
+        warmups["induction"] = train_copying(base, args.copy_steps)
+    for name, done in warmups.items():
+        print(f"copy warm-up ({name}): {done.steps} steps, loss {done.losses[0]:.3f} -> {done.losses[-1]:.3f} "
+              f"({done.seconds:.0f} s)")  # fmt: skip
     options = SFTOptions(
         data=str(work / "demos.jsonl"), model=str(base), out=str(work / "sft"), full=True, max_steps=args.steps,
-        lr=args.lr, batch_size=args.batch, grad_accum=1, max_length=args.max_length,
+        lr=args.lr, batch_size=args.batch, grad_accum=1, max_length=args.max_length, warmup_steps=args.warmup,
+        copy_weight=args.copy_weight,
         logging_steps=max(1, args.steps // 50),
     )  # fmt: skip
     t2 = time.perf_counter()
@@ -235,6 +265,7 @@ def main() -> None:
         "args": vars(args), "demonstrations": len(rows), "dropped": dropped, "parameters": parameter_count(base),
         "lengths": lengths.__dict__ if lengths else None, "before": before, "after": after,
         "unseen_answers": unseen_scores, "grpo": None,
+        "warmups": {k: {"steps": v.steps, "seconds": v.seconds, "loss_curve": curve(v.losses)} for k, v in warmups.items()},
         "sft_loss_curve": curve(result.losses), "sft_s": round(sft_s, 1), "wall_s": round(time.perf_counter() - t0, 1),
     }  # fmt: skip
     (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")  # SFT's figures, first

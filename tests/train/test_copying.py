@@ -1,0 +1,148 @@
+"""The copy curriculum: synthetic text that only copying predicts, trained on a saved model before SFT."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("trl")
+
+from coworkenv.train.commands import train_group
+from coworkenv.train.copying import (
+    SUMMARY,
+    copied_values,
+    induction_batch,
+    train_copying,
+    train_copying_values,
+    value_examples,
+)
+from tests.train.fixtures import example, write_jsonl
+
+
+def test_a_copy_sequence_is_random_tokens_then_the_same_tokens_again() -> None:
+    rows, start = induction_batch(random.Random(0), range(10, 50), batch=3, length=12)
+    assert start == 6 and len(rows) == 3
+    for row in rows:
+        assert len(row) == 12 and row[:6] == row[6:]
+        assert all(10 <= t < 50 for t in row)
+    assert rows[0] != rows[1]
+    with pytest.raises(ValueError, match="at least 4 tokens"):
+        induction_batch(random.Random(0), range(10, 50), batch=1, length=3)
+
+
+def test_the_curriculum_trains_the_saved_model_in_place_and_records_its_losses(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    from transformers import AutoModelForCausalLM
+
+    folder = tmp_path / "m"
+    shutil.copytree(tiny_model, folder)
+    before = AutoModelForCausalLM.from_pretrained(folder).state_dict()
+    result = train_copying(folder, steps=4, batch=2, length=16)
+    after = AutoModelForCausalLM.from_pretrained(folder).state_dict()
+    assert result.steps == 4 and len(result.losses) == 4
+    assert any(not bool((before[k] == after[k]).all()) for k in before)
+    summary = json.loads((folder / SUMMARY).read_text())["induction"]
+    assert summary["steps"] == 4 and summary["length"] == 16 and summary["losses"] == result.losses
+    with pytest.raises(ValueError, match="at least 1"):
+        train_copying(folder, steps=0)
+
+
+def test_train_tiny_runs_the_copy_curriculum_when_asked(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    result = CliRunner().invoke(train_group, ["tiny", "--out", str(out), "--copy-steps", "2"])
+    assert result.exit_code == 0, result.output
+    assert "copy curriculum: 2 steps" in result.output
+    assert json.loads((out / SUMMARY).read_text())["induction"]["steps"] == 2
+
+
+def test_copied_values_are_call_arguments_seen_earlier_in_a_user_or_tool_message_but_not_the_system() -> None:
+    messages = example(0)["messages"]
+    found = copied_values(messages)
+    assert found[2] == {"tkt_0000"}  # from the request
+    assert found[4] == {"ch_123"}  # from the first tool result
+    assert not any(found[k] for k in (0, 1, 3))
+    messages[0] = {**messages[0], "content": "tickets look like tkt_0000"}
+    assert copied_values(messages)[2] == set()  # what the system prompt says is format, not a copy
+
+
+def test_a_value_example_is_a_short_conversation_without_the_system_prompt_with_loss_on_the_copy_only(
+    tiny_model: Path,
+) -> None:
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
+    examples = value_examples([example(3)], tokenizer, max_tokens=4096)
+    assert len(examples) == 2
+    for (ids, labels), value in zip(examples, ("tkt_0003", "ch_123"), strict=True):
+        assert "SYSTEM-PROMPT" not in tokenizer.decode(ids)
+        assert tokenizer.decode([t for t in labels if t != -100]) == value
+        assert len(ids) == len(labels)
+    assert value_examples([example(3)], tokenizer, max_tokens=len(examples[0][0])) == examples[:1]
+
+
+def test_the_value_warm_up_trains_the_saved_model_in_place_and_fails_in_one_line_without_examples(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "m"
+    shutil.copytree(tiny_model, folder)
+    data = write_jsonl(tmp_path / "demos.jsonl", n=3)
+    result = train_copying_values(folder, data, steps=3, batch=2)
+    assert len(result.losses) == 3
+    assert json.loads((folder / SUMMARY).read_text())["values"]["examples"] == 6
+    with pytest.raises(ValueError, match="no demonstration") as error:
+        train_copying_values(folder, data, steps=1, max_tokens=5)
+    assert "\n" not in str(error.value)
+
+
+def test_train_tiny_copies_values_only_from_the_demonstrations_it_is_given(tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(train_group, ["tiny", "--out", str(tmp_path / "a"), "--value-steps", "2"])
+    assert result.exit_code != 0 and "--value-steps needs --tokenizer-from" in result.output
+    data = write_jsonl(tmp_path / "demos.jsonl", n=3)
+    args = ["tiny", "--out", str(tmp_path / "b"), "--tokenizer-from", str(data), "--value-steps", "2"]
+    result = runner.invoke(train_group, args)
+    assert result.exit_code == 0, result.output
+    assert "copying values: 2 steps" in result.output
+
+
+def test_copy_weights_weigh_the_copied_values_of_a_training_example_and_nothing_untrained(tiny_model: Path) -> None:
+    from transformers import AutoTokenizer
+    from trl.chat_template_utils import get_training_chat_template
+
+    from coworkenv.train.copying import copy_weights
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
+    encoded = tokenizer.apply_chat_template(
+        example(3)["messages"],
+        chat_template=get_training_chat_template(tokenizer),
+        return_dict=True,
+        return_assistant_tokens_mask=True,
+    )
+    ids = list(encoded["input_ids"])
+    labels = [t if m else -100 for t, m in zip(ids, encoded["assistant_masks"], strict=True)]
+    weights = copy_weights(tokenizer, ids, labels, 5.0)
+    heavy = tokenizer.decode([t for t, w in zip(ids, weights, strict=True) if w == 5.0])
+    assert heavy == "tkt_0003ch_123"
+    assert all(w == 0.0 for w, label in zip(weights, labels, strict=True) if label == -100)
+    assert all(w == 1.0 for w, label in zip(weights, labels, strict=True) if label != -100 and w != 5.0)
+
+
+def test_sft_with_a_copy_weight_trains_and_a_weight_that_is_not_positive_is_refused(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    data = write_jsonl(tmp_path / "demos.jsonl", n=2)
+    args = ["sft", "--data", str(data), "--model", str(tiny_model), "--out", str(tmp_path / "o"), "--full"]
+    fast = ["--max-steps", "2", "--batch-size", "2", "--grad-accum", "1", "--max-length", "1024"]
+    result = CliRunner().invoke(train_group, [*args, *fast, "--copy-weight", "10", "--warmup-steps", "1"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "o" / "coworkenv_sft.json").read_text())
+    assert summary["options"]["copy_weight"] == 10 and summary["options"]["warmup_steps"] == 1
+    assert len(summary["losses"]) == 2
+    result = CliRunner().invoke(train_group, [*args, *fast, "--copy-weight", "0"])
+    assert result.exit_code != 0 and "copy_weight must be positive" in result.output
