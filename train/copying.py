@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coworkenv.synth.contract.validation.adversary_pools import _strings  # every string in a JSON value
+from coworkenv.synth.contract.validation.adversary_pools import strings_in
 
 SUMMARY = "coworkenv_copying.json"
 _NO_LOSS = -100
@@ -143,7 +143,7 @@ def copied_values(messages: list[dict[str, Any]]) -> list[set[str]]:
             arguments = call.get("function", call).get("arguments") or {}
             if isinstance(arguments, str):
                 arguments = json.loads(arguments)
-            for value in _strings(arguments):
+            for value in strings_in(arguments):
                 if value and value in seen and value not in system:
                     found.add(value)
         out.append(found)
@@ -263,7 +263,7 @@ def copy_weights(tokenizer: Any, ids: list[int], labels: list[int], weight: floa
             arguments = json.loads(call.group(1)).get("arguments") or {}
         except (json.JSONDecodeError, AttributeError):
             continue
-        for value in _strings(arguments):
+        for value in strings_in(arguments):
             needle = json.dumps(value)
             if not value or value not in context or value in system:
                 continue

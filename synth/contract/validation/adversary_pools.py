@@ -64,17 +64,18 @@ class Pools:
         key = (service, table, word)
         if key not in self.like:
             rows = self.rows.get((service, table), [])
-            self.like[key] = [str(r["id"]) for r in rows if any(word in s.casefold() for s in _strings(r))]
+            self.like[key] = [str(r["id"]) for r in rows if any(word in s.casefold() for s in strings_in(r))]
         return self.like[key] or ([] if strict else ids)
 
 
-def _strings(value: Any) -> list[str]:
+def strings_in(value: Any) -> list[str]:
+    """Every string in a JSON value (mappings and lists walked), in order."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, Mapping):
-        return [s for v in value.values() for s in _strings(v)]
+        return [s for v in value.values() for s in strings_in(v)]
     if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
+        return [s for v in value for s in strings_in(v)]
     return []
 
 
@@ -93,7 +94,7 @@ def pools(task: Task) -> Pools:
             out.rows[(service, table)] = [r for _, _, r in sorted(scored, key=lambda s: s[:2])]
             ranked += [(score, len(ranked) + i, service, table, r) for score, i, r in scored]
             for r in rows:
-                for text in _strings(r):
+                for text in strings_in(r):
                     if _ADDRESS.match(text.strip()):
                         seen.setdefault(text.strip().lower())
     out.addresses = list(seen)
