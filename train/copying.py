@@ -161,7 +161,7 @@ def value_examples(
     than ``max_tokens`` are left out (short contexts are what makes this fast)."""
     examples = []
     for record in records:
-        kept = [(m, values) for m, values in zip(record["messages"], copied_values(record["messages"]), strict=True)]
+        kept = list(zip(record["messages"], copied_values(record["messages"]), strict=True))
         messages = [m for m, _ in kept if m["role"] != "system"]
         for k, values in enumerate(values for m, values in kept if m["role"] != "system"):
             if not values or messages[k]["role"] != "assistant":

@@ -14,7 +14,8 @@ from coworkenv.servers.kit.kinds import audience_key, content_shrunk, shared_out
 
 def external_share(change: Change, ctx: SensitiveContext) -> str | None:
     """``external_share:<document id>:<outsiders>`` (``new`` for a document the change creates): people
-    outside the company given a role on a document (or a higher one than before), or the document handed to an outside owner."""
+    outside the company given a role on a document (or a higher one than before), or the document handed to an
+    outside owner."""
     return audience_key("external_share", change, shared_outside(change, ctx, RANK))
 
 

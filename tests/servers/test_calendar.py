@@ -7,7 +7,6 @@ import copy
 import json
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from coworkenv.servers.calendar import SERVICE, recurrence
-from coworkenv.servers.calendar.common import live_events
+from coworkenv.servers.calendar import SERVICE
 from coworkenv.servers.kit import Environment, SeedError, SensitiveContext, ServiceState
-from coworkenv.servers.kit.context import ToolContext
 from tests.conftest import NOW, error_text, ok, service_client
 from tests.servers.test_fuzz import calls, run_batch
 from tests.servers.test_transports import serve_params
@@ -383,22 +380,3 @@ async def test_the_service_answers_a_real_client_over_streamable_http(tmp_path: 
 @given(st.lists(calls(["calendar"]), min_size=1, max_size=6))
 def test_fuzzed_arguments_never_crash_nor_change_state_unaudited(batch: list[tuple[str, str, dict[str, Any]]]) -> None:
     run_batch(batch)
-
-
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    start=st.datetimes(min_value=datetime(2026, 1, 1), max_value=datetime(2026, 12, 31), timezones=st.just(UTC)),
-    minutes=st.integers(min_value=1, max_value=60 * 24 * 70),
-)
-def test_the_events_read_for_a_time_window_hold_every_event_with_an_occurrence_in_it(
-    start: datetime, minutes: int
-) -> None:
-    state = ServiceState.open(SERVICE, json.loads(EXAMPLE.read_text()), now=NOW)
-    try:
-        end = start + timedelta(minutes=minutes)
-        everything = state.tables["events"].select("status != 'cancelled'", order_by="start, id")
-        meant = [e["id"] for e in everything if recurrence.occurrences(e, start, end)]
-        read = [e["id"] for e in live_events(ToolContext(state, "agent"), start, end)]  # type: ignore[arg-type]
-        assert set(meant) <= set(read) and read == [i for i in (e["id"] for e in everything) if i in set(read)]
-    finally:
-        state.close()

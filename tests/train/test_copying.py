@@ -146,3 +146,27 @@ def test_sft_with_a_copy_weight_trains_and_a_weight_that_is_not_positive_is_refu
     assert len(summary["losses"]) == 2
     result = CliRunner().invoke(train_group, [*args, *fast, "--copy-weight", "0"])
     assert result.exit_code != 0 and "copy_weight must be positive" in result.output
+
+
+def test_the_copy_weighted_loss_with_every_weight_one_is_the_models_own_loss(tiny_model: Path, tmp_path: Path) -> None:
+    import torch
+    from trl import SFTTrainer
+
+    from coworkenv.train.options import SFTOptions
+    from coworkenv.train.sft import build_trainer, copy_weighted
+
+    data = write_jsonl(tmp_path / "demos.jsonl", n=2)
+    options = SFTOptions(
+        data=str(data), model=str(tiny_model), out=str(tmp_path / "o"), full=True, max_steps=1, batch_size=2,
+        grad_accum=1, max_length=1024,
+    )  # fmt: skip
+    trainer = build_trainer(options)
+    batch = next(iter(trainer.get_train_dataloader()))
+    assert (batch["labels"] != -100).any() and (batch["labels"] == -100).any()  # some tokens trained, some not
+    trainer.__class__ = copy_weighted(SFTTrainer, 1.0)
+    with torch.no_grad():
+        ours = trainer.compute_loss(trainer.model, batch)
+        theirs = trainer.model(
+            input_ids=batch["input_ids"], attention_mask=batch.get("attention_mask"), labels=batch["labels"]
+        ).loss
+    assert torch.allclose(ours, theirs, atol=1e-4), (float(ours), float(theirs))

@@ -133,7 +133,7 @@ class _Player:
         may be :class:`~.adversaries.LazySteps`, made only as far as it plays)."""
         if stop_early and not self.via_mcp:
             played = await self._until_doomed(steps)
-            return played if played is not None else (await run_steps(self.task, steps, via_mcp=self.via_mcp), "")
+            return played if played is not None else (await run_steps(self.task, steps), "")
         key = _calls_key(steps) if self.reuse else ""
         earlier = self.played.get(key) if self.reuse else None
         if earlier is None:
