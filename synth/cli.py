@@ -189,6 +189,18 @@ def read_workspace(task: Task, directory: Path) -> tuple[dict[str, dict[str, lis
     return state, audit
 
 
+def _read_answer(path: Path) -> str:
+    """The agent's final message from a text file; a one-line error for a file that is not UTF-8 text."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.ClickException(
+            f"--answer {path} is not UTF-8 text (bad byte at offset {exc.start}); save the agent's message as UTF-8"
+        ) from exc
+    except OSError as exc:
+        raise click.ClickException(f"cannot read --answer {path}: {exc.strerror or exc}") from exc
+
+
 @click.command("grade")
 @click.argument("task_ref", metavar="TASK")
 @click.option("--dir", "directory", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True)
@@ -201,7 +213,7 @@ def grade_cmd(task_ref: str, directory: Path, task_id: str | None, answer: Path 
     """Grade a workspace after an agent has worked in it: per-check report (exit 0 whatever the score)."""
     task = resolve_task(task_ref, task_id)
     state, audit = read_workspace(task, directory)
-    messages = [answer.read_text(encoding="utf-8")] if answer else []
+    messages = [_read_answer(answer)] if answer else []
     result = grade(task, state, audit, messages)
     click.echo(json.dumps(result.model_dump(mode="json"), indent=2) if as_json else result.report())
 

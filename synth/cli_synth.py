@@ -14,6 +14,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
+from coworkenv.servers.cli import make_folder
 from coworkenv.synth.generate.generator import GENERATORS, make_generator
 from coworkenv.synth.generate.plan import CapabilityPlan, PlanError, coverage_plan, format_coverage, load_plan
 from coworkenv.synth.generate.synthesize import REPORT_FILE, format_report, synthesize, write_output
@@ -100,6 +101,7 @@ def synth_cmd(
     cap_plan = _plan(plan_ref)
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise click.ClickException(f"{out} is not empty; give an empty or new folder, or --overwrite")
+    make_folder(out, "--out")  # before any work: a folder that cannot be made is said now, not after synthesis
     try:
         if base_url and generator != "llm":
             raise click.UsageError("--base-url is for --generator llm")

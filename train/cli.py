@@ -6,13 +6,14 @@ import click
 
 from coworkenv.harness.cli import COMMANDS as HARNESS_COMMANDS
 from coworkenv.servers.cli import COMMANDS as SERVER_COMMANDS
+from coworkenv.servers.cli import CommandGroup
 from coworkenv.synth.cli import COMMANDS as SYNTH_COMMANDS
 from coworkenv.synth.cli_synth import COMMANDS as SYNTHESIS_COMMANDS
 from coworkenv.train.commands import COMMANDS as TRAIN_COMMANDS
 from coworkenv.train.pipeline import pipeline_cmd
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="coworkenv")
 def main() -> None:
     """coworkenv: executable work environments for training and evaluating AI coworker agents."""
