@@ -101,13 +101,13 @@ def synth_cmd(
     cap_plan = _plan(plan_ref)
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise click.ClickException(f"{out} is not empty; give an empty or new folder, or --overwrite")
-    make_folder(out, "--out")  # before any work: a folder that cannot be made is said now, not after synthesis
     try:
         if base_url and generator != "llm":
             raise click.UsageError("--base-url is for --generator llm")
         gen = make_generator(generator, model=model, workers=workers, base_url=base_url)
     except RuntimeError as exc:  # GeneratorUnavailable (not installed), or a model spec that names no model
         raise click.ClickException(str(exc)) from exc
+    make_folder(out, "--out")  # before any work: a folder that cannot be made is said now, not after synthesis
     total = sum(c.quota for c in coverage_plan(cap_plan, count, seed))
     started = time.perf_counter()
     console = Console(file=sys.stderr, highlight=False, quiet=quiet)

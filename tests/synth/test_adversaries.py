@@ -100,7 +100,7 @@ async def test_a_task_whose_grader_only_checks_what_spray_does_fails_with_advers
 async def test_the_base_task_stands_up_to_every_adversary(anyio_backend: str) -> None:
     report = await validated(Task.model_validate(base_task()))
     names = [a.name for a in report.adversaries]
-    assert names[:5] == ["spray", "dump", "dump_numbers", "empty_reply", "random_args"]
+    assert names[:7] == ["spray", "dump", "dump_numbers", "empty_reply", "all_clear", "echo_request", "random_args"]
     assert not [a for a in report.adversaries if a.passed]
     assert "ADVERSARY_PASSES" not in codes(report) and "SENSITIVE_EXTRA_UNNOTICED" not in codes(report)
 
