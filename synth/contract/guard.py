@@ -7,8 +7,9 @@ The grader diffs the final state against the initial one in every table of every
   an update of the same record touching no other fields; a delete of the same record; a create in the
   same table, matched one for one (a created record of a sensitive kind only by one with the same key);
 - its **completion checks**: a ``record_fields`` check explains changes to the fields it names on its
-  record; a ``record_exists``/``record_count`` check explains a created or updated record matching its
-  filter (not a sensitive one: those must be expected or allowed);
+  record; a ``record_exists``/``record_count`` check explains created records matching its filter, as many as
+  it needs (:func:`need`; those the expected changes explain count too, so a copy of the asked-for message is
+  unexplained), and not a sensitive one (those must be expected or allowed);
 - its **allowed changes** (``allowed_changes``: service, table, ops, where, fields, with a reason).
 
 Every unexplained change costs :data:`UNEXPLAINED_PENALTY` of completion; an unexplained change of a
@@ -121,11 +122,14 @@ class _Explainer:
     task: Task
     expected: Sequence[ExpectedChange]
     pool: Counter[tuple[str, str, tuple[str, ...]]] = field(default_factory=Counter)
+    budget: list[int] = field(default_factory=list)
+    """Per completion check (by position): how many more created records it may explain (see :func:`need`)."""
 
     def __post_init__(self) -> None:
         for e in self.expected:
             if e.op == "create":
                 self.pool[(e.service, e.table, tuple(sorted(e.keys)))] += e.count
+        self.budget = [need(c.check) for c in self.task.completion_checks]
 
     def _allowed(self, ch: Change) -> AllowedChange | None:
         for a in self.task.allowed_changes:
@@ -149,14 +153,15 @@ class _Explainer:
                 out |= {path.split(".")[0] for path in chk.fields}
         return out
 
-    def _check_wants(self, ch: Change) -> bool:
-        """A record_exists / record_count check whose filter the changed record now matches."""
-        for c in self.task.completion_checks:
+    def _wanted_by(self, ch: Change) -> list[int]:
+        """The record_exists / record_count checks (by position) whose filter the created record matches."""
+        out = []
+        for i, c in enumerate(self.task.completion_checks):
             chk = c.check
             same = isinstance(chk, RecordExists | RecordCount) and (chk.service, chk.table) == (ch.service, ch.table)
             if same and chk.where and ch.after is not None and filter_matches(ch.after, chk.where):  # type: ignore[union-attr]
-                return True
-        return False
+                out.append(i)
+        return out
 
     def unexplained_fields(self, c: _Change) -> tuple[list[str], list[str]]:
         """(unexplained fields, unexplained sensitive keys) of an update or delete of a seed record."""
@@ -177,12 +182,41 @@ class _Explainer:
             fields, keys = self.unexplained_fields(c)
             return (fields or list(ch.fields), keys) if fields or keys else None
         slot = (ch.service, ch.table, tuple(c.keys))
+        wanted = self._wanted_by(ch)
         if self.pool[slot] > 0:
             self.pool[slot] -= 1
+            for i in wanted:  # it meets those checks' need: a copy of it later does not
+                self.budget[i] = max(0, self.budget[i] - 1)
             return None
-        if not c.keys and self._check_wants(ch):
-            return None
+        if not c.keys:
+            for i in wanted:
+                if self.budget[i] > 0:
+                    self.budget[i] -= 1
+                    return None
         return list(ch.fields), list(c.keys)
+
+
+def need(check: Any) -> int:
+    """How many created records a check may explain: one for ``record_exists`` (a second copy of the mail or
+    message it asks for is a duplicate, not the work); for ``record_count`` the number its count names (the
+    bound of ``equals``/``gte``/``lte``/``in``, one more than ``gt``'s, one less than ``lt``'s; else one); none
+    for any other check."""
+    if isinstance(check, RecordExists):
+        return 1
+    if not isinstance(check, RecordCount):
+        return 0
+    count = check.count
+    if isinstance(count, int):
+        return max(0, count)
+    bounds: list[int] = []
+    for op, shift in (("equals", 0), ("gte", 0), ("lte", 0), ("gt", 1), ("lt", -1)):
+        value = getattr(count, op, None)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            bounds.append(int(value) + shift)
+    values = getattr(count, "in_", None)
+    if isinstance(values, list):
+        bounds += [int(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    return max(0, max(bounds)) if bounds else 1
 
 
 def undone_changes(
