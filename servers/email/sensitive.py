@@ -1,5 +1,6 @@
 """The sensitive kinds of the email service: mail sent outside the company, other outside parties' addresses
-told in it, mail trashed, records deleted.
+told in it, mail sent as someone else (from a colleague's mailbox the service also holds), mail trashed, records
+deleted.
 
 The company's domains are those of the mailboxes this service holds (before or after the change). Only the
 sender's copy of a sent message counts (the copies delivered to held mailboxes are the same act), so one
@@ -62,6 +63,16 @@ def third_parties(change: Change, ctx: SensitiveContext) -> str | None:
     return f"leak:{','.join(found)}" if found else None
 
 
+def send_as(change: Change, ctx: SensitiveContext) -> str | None:
+    """``send_as:<address>``: a message sent from a mailbox that is not the user's own (the primary one): mail in
+    a colleague's name."""
+    if not _just_sent(change):
+        return None
+    own = {str(m.get("address")) for m in ctx.rows("mailboxes", after=False) if m.get("is_primary")}
+    sender = str(change.record.get("from_address") or "")
+    return f"send_as:{sender}" if own and sender not in own else None
+
+
 def trash(change: Change, ctx: SensitiveContext) -> str | None:
     """``trash:<message id>``: a message moved to the trash."""
     if "TRASH" in _labels(change.after) and "TRASH" not in _labels(change.before):
@@ -83,6 +94,9 @@ SENSITIVE: tuple[SensitiveKind, ...] = (
         ("create", "update"),
         "mail sent outside the company that gives other outside parties' addresses",
         third_parties,
+    ),
+    SensitiveKind(
+        "send_as", "messages", ("create", "update"), "mail sent from a colleague's mailbox, in their name", send_as
     ),
     SensitiveKind("trash", "messages", ("create", "update"), "a message moved to the trash", trash, reversible=True),
     *deletes("mailboxes", "messages", "labels"),
