@@ -80,8 +80,6 @@ class ToolContext:
                     f"page_token {page_token!r} is not valid.", "Pass the next_page_token of the previous page."
                 )
             offset = int(page_token)
-        store = self.table(table)
-        total = store.count(where, params)
-        rows = store.select(where, params, order_by=order_by, limit=page_size, offset=offset)
+        rows, total = self.table(table).page(where, params, order_by, page_size, offset)
         nxt = offset + len(rows)
         return rows, total, (str(nxt) if nxt < total else None)

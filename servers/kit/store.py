@@ -154,6 +154,22 @@ class TableStore:
         decode = self._decode
         return [decode(v) for v in self.conn.execute(sql, tuple(params))]
 
+    def page(
+        self, where: str, params: Sequence[Any], order_by: str, limit: int, offset: int = 0
+    ) -> tuple[list[Row], int]:
+        """One page of the rows matching ``where`` and how many match in all, in one pass over the table (the
+        total rides along each row as a window count; a page past the end asks for the count alone)."""
+        sql = (
+            self._select.replace(" FROM ", ", COUNT(*) OVER () FROM ", 1)
+            + (f" WHERE {where}" if where else "")
+            + f" ORDER BY {order_by} LIMIT {int(limit)} OFFSET {int(offset)}"
+        )
+        found = self.conn.execute(sql, tuple(params)).fetchall()
+        if not found:
+            return [], (self.count(where, params) if offset else 0)
+        decode = self._decode
+        return [decode(values[:-1]) for values in found], int(found[0][-1])
+
     def count(self, where: str = "", params: Sequence[Any] = ()) -> int:
         sql = self._layout.count + (f" WHERE {where}" if where else "")
         return int(self.conn.execute(sql, tuple(params)).fetchone()[0])

@@ -1,11 +1,15 @@
-"""The WHERE builder of the service kit: flat filters, absent values ignored, text matched literally."""
+"""The WHERE builder of the service kit: flat filters, absent values ignored, text matched literally; a page of
+rows with its total in one query."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 
+from coworkenv.servers import Environment
 from coworkenv.servers.kit import Where
 from coworkenv.servers.kit.text import casefold
 
@@ -109,3 +113,14 @@ def test_values_never_enter_the_sql_text() -> None:
     where = Where().eq("status", "x' OR 1=1 --").text(["name"], "'; DROP TABLE t; --")
     assert "DROP" not in where.sql
     assert "OR 1=1" not in where.sql
+
+
+def test_a_page_brings_its_rows_and_the_total_in_one_query_and_past_the_end_the_total_alone() -> None:
+    seed = json.loads((Path(__file__).parents[2] / "servers/examples/tickets.json").read_text())
+    with Environment.create({"tickets": seed}, now="2026-03-02T09:00:00Z") as env:
+        store = env.state("tickets").tables["tickets"]
+        everything = store.select("status = ?", ["open"], order_by="id")
+        rows, total = store.page("status = ?", ["open"], "id", 2, 1)
+        assert total == len(everything) > 3 and rows == everything[1:3]
+        assert store.page("status = ?", ["open"], "id", 2, 500) == ([], len(everything))
+        assert store.page("status = ?", ["nothing"], "id", 2, 0) == ([], 0)
