@@ -63,6 +63,20 @@ def train_group() -> None:
     help="Then steps (of 16) with the loss only on the values the --tokenizer-from demonstrations copy into "
     "tool calls from their context, system prompt left out: a model from scratch learns to copy them.",
 )
+@click.option(
+    "--value-tokens",
+    type=click.IntRange(min=16),
+    default=256,
+    show_default=True,
+    help="--value-steps: the longest example in tokens; longer conversations are left out (or cut: --value-window).",
+)
+@click.option(
+    "--value-window",
+    is_flag=True,
+    help="--value-steps: cut a conversation longer than --value-tokens to its last tokens (a window that ends "
+    "with the copying turn, the loss only on the values it still holds) instead of leaving it out, so the ids "
+    "that tool results hold a few hundred tokens back are copied too, not only the request's names.",
+)
 def tiny_cmd(
     out: Path,
     seed: int,
@@ -72,6 +86,8 @@ def tiny_cmd(
     tokenizer_from: Path | None,
     copy_steps: int,
     value_steps: int,
+    value_tokens: int,
+    value_window: bool,
 ) -> None:
     """Build a tiny chat model offline (random weights, Qwen2.5 chat template) for tests, demos and learning
     from scratch (e.g. --layers 4 --hidden 256 --vocab-size 4096 --tokenizer-from demos.jsonl: ~3.0M)."""
@@ -92,7 +108,9 @@ def tiny_cmd(
 
     if value_steps and tokenizer_from:
         try:
-            done = train_copying_values(path, tokenizer_from, value_steps, seed=seed)
+            done = train_copying_values(
+                path, tokenizer_from, value_steps, max_tokens=value_tokens, seed=seed, window=value_window
+            )
         except ValueError as exc:
             raise click.ClickException(str(exc)) from exc
         click.echo(f"copying values: {done.steps} steps, loss {done.losses[0]:.3f} -> {done.losses[-1]:.3f}")
