@@ -49,25 +49,27 @@ from coworkenv.harness.export import ExportParams, export_records, token_lengths
 from coworkenv.harness.trajectory import Trajectory
 from coworkenv.synth.contract.task import Task, ToolStep, is_ref
 from coworkenv.synth.generate.families import get_family
-from coworkenv.train.copying import train_copying, train_copying_values
+from coworkenv.train.copying import copy_accuracy, train_copying, train_copying_values
+from coworkenv.train.data import read_chat_jsonl
 from coworkenv.train.options import SFTOptions
 from coworkenv.train.sft import run_sft
 from coworkenv.train.tiny import build_tiny, parameter_count
 
 FULL = {
     "train": 1200, "heldout": 24, "layers": 4, "hidden": 256, "vocab": 4096, "steps": 1800, "batch": 1,
-    "value_steps": 300, "copy_steps": 0,
+    "value_steps": 300, "value_tokens": 256, "copy_steps": 0,
     "grpo_steps": 4, "grpo_length": 3072,
 }  # fmt: skip
 QUICK = {
     "train": 60, "heldout": 4, "layers": 2, "hidden": 64, "vocab": 1024, "steps": 30, "batch": 2, "value_steps": 5,
-    "copy_steps": 5, "grpo_steps": 1,
+    "value_tokens": 256, "copy_steps": 5, "grpo_steps": 1,
     "grpo_length": 192,
 }  # fmt: skip
 
 
 HELP = {
     "value_steps": "Steps (of 16) copying the demonstrations' values before SFT (0: none).",
+    "value_tokens": "Value warm-up: the longest example in tokens (longer ones left out, or cut: --value-window).",
     "copy_steps": "Induction steps (16 x 128 random tokens, repeated) before SFT (0: none).",
     "grpo_steps": "GRPO steps after SFT (0: none).",
     "grpo_length": "GRPO: tokens of an episode after the prompt.",
@@ -196,6 +198,12 @@ def parse() -> argparse.Namespace:
             type=int,
             help=f"{HELP.get(name, '')} [default: {FULL[name]}, --quick {QUICK[name]}]",
         )
+    parser.add_argument(
+        "--value-window",
+        action="store_true",
+        help="Value warm-up: cut longer conversations to their last --value-tokens tokens instead of leaving them "
+        "out (the ids that tool results hold are then copied too, not only the request's names).",
+    )
     parser.add_argument("--grpo-group", type=int, default=4, help="GRPO: rollouts per task.")
     parser.add_argument("--grpo-tasks", type=int, default=2, help="GRPO: tasks per step.")
     parser.add_argument("--grpo-lr", type=float, default=2e-4, help="GRPO: learning rate (LoRA on the SFT model).")
@@ -242,12 +250,18 @@ def main() -> None:
     print(f"before: score {before['score']} pass {before['pass_rate']} ({time.perf_counter() - t1:.0f} s)")
     warmups: dict[str, Any] = {}
     if args.value_steps:
-        warmups["values"] = train_copying_values(base, work / "demos.jsonl", args.value_steps)
+        warmups["values"] = train_copying_values(
+            base, work / "demos.jsonl", args.value_steps, max_tokens=args.value_tokens, window=args.value_window
+        )
     if args.copy_steps:
         warmups["induction"] = train_copying(base, args.copy_steps)
     for name, done in warmups.items():
         print(f"copy warm-up ({name}): {done.steps} steps, loss {done.losses[0]:.3f} -> {done.losses[-1]:.3f} "
               f"({done.seconds:.0f} s)")  # fmt: skip
+    demonstrations(heldout, work / "heldout.jsonl", 0.0)
+    held_rows = read_chat_jsonl(work / "heldout.jsonl")
+    copying = {"warm-up": copy_accuracy(base, held_rows)}
+    print(f"copied values, held-out, teacher-forced, after the warm-ups: {copying['warm-up']}")
     options = SFTOptions(
         data=str(work / "demos.jsonl"), model=str(base), out=str(work / "sft"), full=True, max_steps=args.steps,
         lr=args.lr, batch_size=args.batch, grad_accum=1, max_length=args.max_length, warmup_steps=args.warmup,
@@ -260,11 +274,13 @@ def main() -> None:
     print(f"SFT: {result.steps} steps, loss {result.first_loss:.3f} -> {result.last_loss:.3f} ({sft_s:.0f} s)")
     after = evaluate(work / "sft", heldout, args)
     print(f"after:  score {after['score']} pass {after['pass_rate']}")
+    copying["sft"] = copy_accuracy(work / "sft", held_rows)
+    print(f"copied values, held-out, teacher-forced, after SFT: {copying['sft']}")
     unseen_scores = {"tasks": [t.id for t in novel], "before": subset(before, novel), "after": subset(after, novel)}
     summary: dict[str, Any] = {
         "args": vars(args), "demonstrations": len(rows), "dropped": dropped, "parameters": parameter_count(base),
         "lengths": lengths.__dict__ if lengths else None, "before": before, "after": after,
-        "unseen_answers": unseen_scores, "grpo": None,
+        "unseen_answers": unseen_scores, "copying": copying, "grpo": None,
         "warmups": {k: {"steps": v.steps, "seconds": v.seconds, "loss_curve": curve(v.losses)} for k, v in warmups.items()},
         "sft_loss_curve": curve(result.losses), "sft_s": round(sft_s, 1), "wall_s": round(time.perf_counter() - t0, 1),
     }  # fmt: skip
