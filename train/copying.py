@@ -224,7 +224,8 @@ def train_copying_values(
 ) -> CopyingResult:
     """Train the model saved in ``folder`` for ``steps`` steps on :func:`value_examples` of the chat JSONL
     ``data`` (up to ``max_tokens`` each, longer ones cut to a ``window`` or left out; ``batch`` drawn at
-    random each step) and save it back, with its losses under ``values`` in ``coworkenv_copying.json``."""
+    random each step) and save it back, with its losses under ``values`` (``windows`` with ``window``) in
+    ``coworkenv_copying.json``."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -256,7 +257,7 @@ def train_copying_values(
     result = CopyingResult(steps=steps, losses=losses, seconds=seconds)
     settings = {"data": str(data), "examples": len(examples), "batch": batch, "lr": lr, "max_tokens": max_tokens}
     settings["window"] = window
-    _save(model, folder, "values", {**settings, "seed": seed}, result)
+    _save(model, folder, "windows" if window else "values", {**settings, "seed": seed}, result)
     return result
 
 

@@ -12,7 +12,10 @@
    (``template=compact``, greedy). Then two warm-ups that teach it to copy (``train tiny --value-steps`` and
    ``--copy-steps``; see ``coworkenv.train.copying``): ``--value-steps`` steps of 16 on the demonstrations'
    conversations without their system prompt, the loss only on the tool-call values copied from the context
-   (names, ids), and ``--copy-steps`` of synthetic induction text (random tokens repeated). The demonstrations
+   (names, ids), up to ``--value-tokens`` each (the request's names: what a tool returns comes later); then
+   ``--window-steps`` more on windows (``train tiny --window-steps``): each conversation cut to its last
+   ``--window-tokens``, long enough to hold the tool result an id is copied from (ticket and user ids);
+   and ``--copy-steps`` of synthetic induction text (random tokens repeated). The demonstrations
    are not changed and no value is invented: the warm-up only chooses which of their tokens carry the loss.
    Then full fine-tuning on the demonstrations (``train sft --full``, every assistant token, ``--warmup``
    steps of learning-rate warmup) with the copied values' tokens weighing ``--copy-weight`` (20) times the
@@ -57,19 +60,21 @@ from coworkenv.train.tiny import build_tiny, parameter_count
 
 FULL = {
     "train": 1200, "heldout": 24, "layers": 4, "hidden": 256, "vocab": 4096, "steps": 1800, "batch": 1,
-    "value_steps": 300, "value_tokens": 256, "copy_steps": 0,
+    "value_steps": 300, "value_tokens": 256, "window_steps": 0, "window_tokens": 320, "copy_steps": 0,
     "grpo_steps": 4, "grpo_length": 3072,
 }  # fmt: skip
 QUICK = {
     "train": 60, "heldout": 4, "layers": 2, "hidden": 64, "vocab": 1024, "steps": 30, "batch": 2, "value_steps": 5,
-    "value_tokens": 256, "copy_steps": 5, "grpo_steps": 1,
+    "value_tokens": 256, "window_steps": 5, "window_tokens": 320, "copy_steps": 5, "grpo_steps": 1,
     "grpo_length": 192,
 }  # fmt: skip
 
 
 HELP = {
     "value_steps": "Steps (of 16) copying the demonstrations' values before SFT (0: none).",
-    "value_tokens": "Value warm-up: the longest example in tokens (longer ones left out, or cut: --value-window).",
+    "value_tokens": "Value warm-up: the longest example in tokens (longer ones left out).",
+    "window_steps": "Then value warm-up steps (of 16) on windows: conversations cut to their last --window-tokens.",
+    "window_tokens": "The windows' length in tokens (long enough to hold the tool result an id is copied from).",
     "copy_steps": "Induction steps (16 x 128 random tokens, repeated) before SFT (0: none).",
     "grpo_steps": "GRPO steps after SFT (0: none).",
     "grpo_length": "GRPO: tokens of an episode after the prompt.",
@@ -198,12 +203,6 @@ def parse() -> argparse.Namespace:
             type=int,
             help=f"{HELP.get(name, '')} [default: {FULL[name]}, --quick {QUICK[name]}]",
         )
-    parser.add_argument(
-        "--value-window",
-        action="store_true",
-        help="Value warm-up: cut longer conversations to their last --value-tokens tokens instead of leaving them "
-        "out (the ids that tool results hold are then copied too, not only the request's names).",
-    )
     parser.add_argument("--grpo-group", type=int, default=4, help="GRPO: rollouts per task.")
     parser.add_argument("--grpo-tasks", type=int, default=2, help="GRPO: tasks per step.")
     parser.add_argument("--grpo-lr", type=float, default=2e-4, help="GRPO: learning rate (LoRA on the SFT model).")
@@ -251,7 +250,11 @@ def main() -> None:
     warmups: dict[str, Any] = {}
     if args.value_steps:
         warmups["values"] = train_copying_values(
-            base, work / "demos.jsonl", args.value_steps, max_tokens=args.value_tokens, window=args.value_window
+            base, work / "demos.jsonl", args.value_steps, max_tokens=args.value_tokens
+        )
+    if args.window_steps:
+        warmups["windows"] = train_copying_values(
+            base, work / "demos.jsonl", args.window_steps, max_tokens=args.window_tokens, window=True
         )
     if args.copy_steps:
         warmups["induction"] = train_copying(base, args.copy_steps)

@@ -131,13 +131,18 @@ def test_train_tiny_copies_values_only_from_the_demonstrations_it_is_given(tmp_p
     result = runner.invoke(train_group, args)
     assert result.exit_code == 0, result.output
     assert "copying values: 2 steps" in result.output
-    args = [*args[:2], str(tmp_path / "c"), *args[3:], "--value-tokens", "64", "--value-window"]
-    result = runner.invoke(train_group, args)
+    assert "copying windows" not in result.output
+    args = [*args[:2], str(tmp_path / "c"), *args[3:], "--value-tokens", "4096", "--window-steps", "2"]
+    result = runner.invoke(train_group, [*args, "--window-tokens", "96"])
     assert result.exit_code == 0, result.output
-    summary = json.loads((tmp_path / "c" / SUMMARY).read_text())["values"]
-    assert summary["window"] is True and summary["max_tokens"] == 64 and summary["examples"] == 6
-    result = runner.invoke(train_group, [*args[:-3], "--value-tokens", "8"])
-    assert result.exit_code != 0 and "--value-tokens" in result.output and "Traceback" not in result.output
+    assert "copying values: 2 steps" in result.output and "copying windows: 2 steps" in result.output
+    summary = json.loads((tmp_path / "c" / SUMMARY).read_text())
+    assert summary["values"]["window"] is False and summary["values"]["max_tokens"] == 4096
+    assert summary["windows"]["window"] is True and summary["windows"]["max_tokens"] == 96
+    result = runner.invoke(train_group, [*args, "--window-tokens", "8"])
+    assert result.exit_code != 0 and "--window-tokens" in result.output and "Traceback" not in result.output
+    result = runner.invoke(train_group, ["tiny", "--out", str(tmp_path / "d"), "--window-steps", "2"])
+    assert result.exit_code != 0 and "--window-steps needs --tokenizer-from" in result.output
 
 
 def test_copy_weights_weigh_the_copied_values_of_a_training_example_and_nothing_untrained(tiny_model: Path) -> None:
