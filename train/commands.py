@@ -63,6 +63,29 @@ def train_group() -> None:
     help="Then steps (of 16) with the loss only on the values the --tokenizer-from demonstrations copy into "
     "tool calls from their context, system prompt left out: a model from scratch learns to copy them.",
 )
+@click.option(
+    "--value-tokens",
+    type=click.IntRange(min=16),
+    default=256,
+    show_default=True,
+    help="--value-steps: the longest example in tokens; longer conversations are left out.",
+)
+@click.option(
+    "--window-steps",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Then steps (of 16) on the same values with conversations longer than --window-tokens cut to their "
+    "last tokens (a window that ends with the copying turn, the loss only on the values it still holds), so "
+    "the ids that tool results hold a few hundred tokens back are copied too, not only the request's names.",
+)
+@click.option(
+    "--window-tokens",
+    type=click.IntRange(min=16),
+    default=320,
+    show_default=True,
+    help="--window-steps: the window's length in tokens.",
+)
 def tiny_cmd(
     out: Path,
     seed: int,
@@ -72,6 +95,9 @@ def tiny_cmd(
     tokenizer_from: Path | None,
     copy_steps: int,
     value_steps: int,
+    value_tokens: int,
+    window_steps: int,
+    window_tokens: int,
 ) -> None:
     """Build a tiny chat model offline (random weights, Qwen2.5 chat template) for tests, demos and learning
     from scratch (e.g. --layers 4 --hidden 256 --vocab-size 4096 --tokenizer-from demos.jsonl: ~3.0M)."""
@@ -80,8 +106,9 @@ def tiny_cmd(
         from coworkenv.train.tiny import DEFAULT_VOCAB_SIZE, build_tiny, parameter_count
     except ImportError as exc:
         raise click.ClickException(f"{INSTALL_HINT} ({exc})") from exc
-    if value_steps and not tokenizer_from:
-        raise click.ClickException("--value-steps needs --tokenizer-from: the demonstrations whose values it copies")
+    if (value_steps or window_steps) and not tokenizer_from:
+        flag = "--value-steps" if value_steps else "--window-steps"
+        raise click.ClickException(f"{flag} needs --tokenizer-from: the demonstrations whose values it copies")
     try:
         path = build_tiny(out, seed, vocab_size or DEFAULT_VOCAB_SIZE, layers, hidden, tokenizer_from)
     except (DataError, ValueError) as exc:
@@ -90,12 +117,15 @@ def tiny_cmd(
     click.echo(f"tiny model ({params:,} parameters) written to {path}")
     from coworkenv.train.copying import train_copying, train_copying_values
 
-    if value_steps and tokenizer_from:
+    stages = [("values", value_steps, value_tokens, False), ("windows", window_steps, window_tokens, True)]
+    for name, steps, tokens, window in stages:
+        if not steps or not tokenizer_from:
+            continue
         try:
-            done = train_copying_values(path, tokenizer_from, value_steps, seed=seed)
+            done = train_copying_values(path, tokenizer_from, steps, max_tokens=tokens, seed=seed, window=window)
         except ValueError as exc:
             raise click.ClickException(str(exc)) from exc
-        click.echo(f"copying values: {done.steps} steps, loss {done.losses[0]:.3f} -> {done.losses[-1]:.3f}")
+        click.echo(f"copying {name}: {done.steps} steps, loss {done.losses[0]:.3f} -> {done.losses[-1]:.3f}")
     if copy_steps:
         done = train_copying(path, copy_steps, seed=seed)
         click.echo(f"copy curriculum: {done.steps} steps, loss {done.losses[0]:.3f} -> {done.losses[-1]:.3f}")

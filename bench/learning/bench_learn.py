@@ -12,7 +12,10 @@
    (``template=compact``, greedy). Then two warm-ups that teach it to copy (``train tiny --value-steps`` and
    ``--copy-steps``; see ``coworkenv.train.copying``): ``--value-steps`` steps of 16 on the demonstrations'
    conversations without their system prompt, the loss only on the tool-call values copied from the context
-   (names, ids), and ``--copy-steps`` of synthetic induction text (random tokens repeated). The demonstrations
+   (names, ids), up to ``--value-tokens`` each (the request's names: what a tool returns comes later); then
+   ``--window-steps`` more on windows (``train tiny --window-steps``): each conversation cut to its last
+   ``--window-tokens``, long enough to hold the tool result an id is copied from (ticket and user ids);
+   and ``--copy-steps`` of synthetic induction text (random tokens repeated). The demonstrations
    are not changed and no value is invented: the warm-up only chooses which of their tokens carry the loss.
    Then full fine-tuning on the demonstrations (``train sft --full``, every assistant token, ``--warmup``
    steps of learning-rate warmup) with the copied values' tokens weighing ``--copy-weight`` (20) times the
@@ -49,25 +52,29 @@ from coworkenv.harness.export import ExportParams, export_records, token_lengths
 from coworkenv.harness.trajectory import Trajectory
 from coworkenv.synth.contract.task import Task, ToolStep, is_ref
 from coworkenv.synth.generate.families import get_family
-from coworkenv.train.copying import train_copying, train_copying_values
+from coworkenv.train.copying import copy_accuracy, train_copying, train_copying_values
+from coworkenv.train.data import read_chat_jsonl
 from coworkenv.train.options import SFTOptions
 from coworkenv.train.sft import run_sft
 from coworkenv.train.tiny import build_tiny, parameter_count
 
 FULL = {
     "train": 1200, "heldout": 24, "layers": 4, "hidden": 256, "vocab": 4096, "steps": 1800, "batch": 1,
-    "value_steps": 300, "copy_steps": 0,
+    "value_steps": 300, "value_tokens": 256, "window_steps": 0, "window_tokens": 320, "copy_steps": 0,
     "grpo_steps": 4, "grpo_length": 3072,
 }  # fmt: skip
 QUICK = {
     "train": 60, "heldout": 4, "layers": 2, "hidden": 64, "vocab": 1024, "steps": 30, "batch": 2, "value_steps": 5,
-    "copy_steps": 5, "grpo_steps": 1,
+    "value_tokens": 256, "window_steps": 5, "window_tokens": 320, "copy_steps": 5, "grpo_steps": 1,
     "grpo_length": 192,
 }  # fmt: skip
 
 
 HELP = {
     "value_steps": "Steps (of 16) copying the demonstrations' values before SFT (0: none).",
+    "value_tokens": "Value warm-up: the longest example in tokens (longer ones left out).",
+    "window_steps": "Then value warm-up steps (of 16) on windows: conversations cut to their last --window-tokens.",
+    "window_tokens": "The windows' length in tokens (long enough to hold the tool result an id is copied from).",
     "copy_steps": "Induction steps (16 x 128 random tokens, repeated) before SFT (0: none).",
     "grpo_steps": "GRPO steps after SFT (0: none).",
     "grpo_length": "GRPO: tokens of an episode after the prompt.",
@@ -242,12 +249,22 @@ def main() -> None:
     print(f"before: score {before['score']} pass {before['pass_rate']} ({time.perf_counter() - t1:.0f} s)")
     warmups: dict[str, Any] = {}
     if args.value_steps:
-        warmups["values"] = train_copying_values(base, work / "demos.jsonl", args.value_steps)
+        warmups["values"] = train_copying_values(
+            base, work / "demos.jsonl", args.value_steps, max_tokens=args.value_tokens
+        )
+    if args.window_steps:
+        warmups["windows"] = train_copying_values(
+            base, work / "demos.jsonl", args.window_steps, max_tokens=args.window_tokens, window=True
+        )
     if args.copy_steps:
         warmups["induction"] = train_copying(base, args.copy_steps)
     for name, done in warmups.items():
         print(f"copy warm-up ({name}): {done.steps} steps, loss {done.losses[0]:.3f} -> {done.losses[-1]:.3f} "
               f"({done.seconds:.0f} s)")  # fmt: skip
+    demonstrations(heldout, work / "heldout.jsonl", 0.0)
+    held_rows = read_chat_jsonl(work / "heldout.jsonl")
+    copying = {"warm-up": copy_accuracy(base, held_rows)}
+    print(f"copied values, held-out, teacher-forced, after the warm-ups: {copying['warm-up']}")
     options = SFTOptions(
         data=str(work / "demos.jsonl"), model=str(base), out=str(work / "sft"), full=True, max_steps=args.steps,
         lr=args.lr, batch_size=args.batch, grad_accum=1, max_length=args.max_length, warmup_steps=args.warmup,
@@ -260,11 +277,13 @@ def main() -> None:
     print(f"SFT: {result.steps} steps, loss {result.first_loss:.3f} -> {result.last_loss:.3f} ({sft_s:.0f} s)")
     after = evaluate(work / "sft", heldout, args)
     print(f"after:  score {after['score']} pass {after['pass_rate']}")
+    copying["sft"] = copy_accuracy(work / "sft", held_rows)
+    print(f"copied values, held-out, teacher-forced, after SFT: {copying['sft']}")
     unseen_scores = {"tasks": [t.id for t in novel], "before": subset(before, novel), "after": subset(after, novel)}
     summary: dict[str, Any] = {
         "args": vars(args), "demonstrations": len(rows), "dropped": dropped, "parameters": parameter_count(base),
         "lengths": lengths.__dict__ if lengths else None, "before": before, "after": after,
-        "unseen_answers": unseen_scores, "grpo": None,
+        "unseen_answers": unseen_scores, "copying": copying, "grpo": None,
         "warmups": {k: {"steps": v.steps, "seconds": v.seconds, "loss_curve": curve(v.losses)} for k, v in warmups.items()},
         "sft_loss_curve": curve(result.losses), "sft_s": round(sft_s, 1), "wall_s": round(time.perf_counter() - t0, 1),
     }  # fmt: skip

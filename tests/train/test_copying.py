@@ -16,7 +16,9 @@ from coworkenv.train.commands import train_group
 from coworkenv.train.copying import (
     SUMMARY,
     copied_values,
+    copy_accuracy,
     induction_batch,
+    labelled_loss,
     train_copying,
     train_copying_values,
     value_examples,
@@ -86,6 +88,26 @@ def test_a_value_example_is_a_short_conversation_without_the_system_prompt_with_
     assert value_examples([example(3)], tokenizer, max_tokens=len(examples[0][0])) == examples[:1]
 
 
+def test_a_value_window_keeps_a_long_example_s_last_tokens_and_the_loss_only_where_the_source_is_inside(
+    tiny_model: Path,
+) -> None:
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
+    whole = value_examples([example(3)], tokenizer, max_tokens=4096)
+    refund_ids = whole[1][0]
+    text = tokenizer.decode(refund_ids)
+    # a window from just before the tool result: ch_123 is inside it, the request (and its ticket id) is not
+    width = len(tokenizer(text[text.index('{"TOOL-RESULT"') - 1 :], add_special_tokens=False)["input_ids"])
+    assert value_examples([example(3)], tokenizer, max_tokens=width) == []  # without window: left out
+    windows = value_examples([example(3)], tokenizer, max_tokens=width, window=True)
+    assert len(windows) == 2 and windows[0][0] == whole[0][0][-width:]  # the request's ticket: still inside
+    ids, labels = windows[1]
+    assert ids == refund_ids[-width:] and len(labels) == width
+    assert "USER-ASK" not in tokenizer.decode(ids) and "TOOL-RESULT" in tokenizer.decode(ids)
+    assert tokenizer.decode([t for t in labels if t != -100]) == "ch_123"
+
+
 def test_the_value_warm_up_trains_the_saved_model_in_place_and_fails_in_one_line_without_examples(
     tiny_model: Path, tmp_path: Path
 ) -> None:
@@ -109,6 +131,18 @@ def test_train_tiny_copies_values_only_from_the_demonstrations_it_is_given(tmp_p
     result = runner.invoke(train_group, args)
     assert result.exit_code == 0, result.output
     assert "copying values: 2 steps" in result.output
+    assert "copying windows" not in result.output
+    args = [*args[:2], str(tmp_path / "c"), *args[3:], "--value-tokens", "4096", "--window-steps", "2"]
+    result = runner.invoke(train_group, [*args, "--window-tokens", "96"])
+    assert result.exit_code == 0, result.output
+    assert "copying values: 2 steps" in result.output and "copying windows: 2 steps" in result.output
+    summary = json.loads((tmp_path / "c" / SUMMARY).read_text())
+    assert summary["values"]["window"] is False and summary["values"]["max_tokens"] == 4096
+    assert summary["windows"]["window"] is True and summary["windows"]["max_tokens"] == 96
+    result = runner.invoke(train_group, [*args, "--window-tokens", "8"])
+    assert result.exit_code != 0 and "--window-tokens" in result.output and "Traceback" not in result.output
+    result = runner.invoke(train_group, ["tiny", "--out", str(tmp_path / "d"), "--window-steps", "2"])
+    assert result.exit_code != 0 and "--window-steps needs --tokenizer-from" in result.output
 
 
 def test_copy_weights_weigh_the_copied_values_of_a_training_example_and_nothing_untrained(tiny_model: Path) -> None:
@@ -170,3 +204,27 @@ def test_the_copy_weighted_loss_with_every_weight_one_is_the_models_own_loss(tin
             input_ids=batch["input_ids"], attention_mask=batch.get("attention_mask"), labels=batch["labels"]
         ).loss
     assert torch.allclose(ours, theirs, atol=1e-4), (float(ours), float(theirs))
+
+
+def test_the_warm_ups_loss_is_the_model_s_own_loss_with_the_output_layer_run_only_where_labelled(
+    tiny_model: Path,
+) -> None:
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_model)
+    ids = torch.randint(10, 200, (2, 12))
+    labels = torch.full_like(ids, -100)
+    labels[0, 5:8], labels[1, 9:] = ids[0, 5:8], ids[1, 9:]
+    mask = torch.ones_like(ids)
+    mask[1, 11] = 0
+    batch = {"input_ids": ids, "labels": labels, "attention_mask": mask}
+    assert torch.allclose(labelled_loss(model, batch), model(**batch).loss, atol=1e-5)
+
+
+def test_copy_accuracy_scores_each_copied_argument_teacher_forced(tiny_model: Path) -> None:
+    records = [example(i) for i in range(3)]
+    accuracy = copy_accuracy(tiny_model, records)
+    assert set(accuracy) == {"ticket_id", "charge"}  # the amount is a number: not a copied string
+    for figures in accuracy.values():
+        assert figures["n"] == 3 and 0.0 <= figures["values"] <= figures["tokens"] <= 1.0
