@@ -30,6 +30,11 @@ def _given(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
+def _count(name: str, default: int, minimum: int, help: str) -> Any:
+    """A whole-number option of at least ``minimum``, its default shown."""
+    return click.option(name, type=click.IntRange(min=minimum), default=default, show_default=True, help=help)
+
+
 @click.group("train", context_settings={"help_option_names": ["-h", "--help"]})
 def train_group() -> None:
     """Train models on the environments: LoRA SFT on exported trajectories, then RL with the grader as reward."""
@@ -48,44 +53,29 @@ def train_group() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Train the tokenizer on these exported demonstrations (chat JSONL) as the chat template renders them.",
 )
-@click.option(
+@_count(
     "--copy-steps",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Then teach the model to copy: steps of random tokens repeated (16 x 128 tokens), before any SFT.",
+    0,
+    0,
+    "Then teach the model to copy: steps of random tokens repeated (16 x 128 tokens), before any SFT.",
 )
-@click.option(
+@_count(
     "--value-steps",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Then steps (of 16) with the loss only on the values the --tokenizer-from demonstrations copy into "
+    0,
+    0,
+    "Then steps (of 16) with the loss only on the values the --tokenizer-from demonstrations copy into "
     "tool calls from their context, system prompt left out: a model from scratch learns to copy them.",
 )
-@click.option(
-    "--value-tokens",
-    type=click.IntRange(min=16),
-    default=256,
-    show_default=True,
-    help="--value-steps: the longest example in tokens; longer conversations are left out.",
-)
-@click.option(
+@_count("--value-tokens", 256, 16, "--value-steps: the longest example in tokens; longer conversations are left out.")
+@_count(
     "--window-steps",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Then steps (of 16) on the same values with conversations longer than --window-tokens cut to their "
+    0,
+    0,
+    "Then steps (of 16) on the same values with conversations longer than --window-tokens cut to their "
     "last tokens (a window that ends with the copying turn, the loss only on the values it still holds), so "
     "the ids that tool results hold a few hundred tokens back are copied too, not only the request's names.",
 )
-@click.option(
-    "--window-tokens",
-    type=click.IntRange(min=16),
-    default=320,
-    show_default=True,
-    help="--window-steps: the window's length in tokens.",
-)
+@_count("--window-tokens", 320, 16, "--window-steps: the window's length in tokens.")
 def tiny_cmd(
     out: Path,
     seed: int,

@@ -51,7 +51,18 @@ MEMO_ROWS = 20_000
 class _Layout:
     """What a store of one table needs that depends on the table alone (built once per table, not per store)."""
 
-    __slots__ = ("bool_cols", "count", "enc", "insert", "json_cols", "names", "select", "update", "update_names")
+    __slots__ = (
+        "bool_cols",
+        "count",
+        "enc",
+        "insert",
+        "json_cols",
+        "names",
+        "page",
+        "select",
+        "update",
+        "update_names",
+    )
 
     def __init__(self, table: Table) -> None:
         self.names = table.column_names
@@ -60,6 +71,7 @@ class _Layout:
         self.bool_cols = tuple(c.name for c in table.columns if c.kind == "bool")
         quoted = ", ".join(f'"{n}"' for n in self.names)
         self.select = f'SELECT {quoted} FROM "{table.name}"'
+        self.page = f'SELECT {quoted}, COUNT(*) OVER () FROM "{table.name}"'
         self.insert = f'INSERT INTO "{table.name}" ({quoted}) VALUES ({", ".join("?" * len(self.names))})'
         self.update_names = tuple(n for n in self.names if n != "id")
         sets = ", ".join(f'"{n}" = ?' for n in self.update_names)
@@ -160,7 +172,7 @@ class TableStore:
         """One page of the rows matching ``where`` and how many match in all, in one pass over the table (the
         total rides along each row as a window count; a page past the end asks for the count alone)."""
         sql = (
-            self._select.replace(" FROM ", ", COUNT(*) OVER () FROM ", 1)
+            self._layout.page
             + (f" WHERE {where}" if where else "")
             + f" ORDER BY {order_by} LIMIT {int(limit)} OFFSET {int(offset)}"
         )

@@ -16,13 +16,8 @@ from pydantic import BaseModel
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.evaluate import AuditInput, Context, State, audit_dicts, evaluate
 from coworkenv.synth.contract.expected import expected_changes, initial_state
-from coworkenv.synth.contract.guard import (
-    UnexplainedChange,
-    oversized_writes,
-    penalty_of,
-    undone_changes,
-    unexplained_changes,
-)
+from coworkenv.synth.contract.guard import UnexplainedChange, undone_changes, unexplained_changes
+from coworkenv.synth.contract.oversized import oversized_writes, penalty_of
 from coworkenv.synth.contract.runner import Trial
 from coworkenv.synth.contract.task import Task
 

@@ -28,9 +28,9 @@ from coworkenv.synth.contract.validation.adversaries import (
     MAX_SPRAY_CALLS,
     LazySteps,
     blind_adversaries,
-    numbers_text,
 )
 from coworkenv.synth.contract.validation.adversary_sensitive import sensitive_variants
+from coworkenv.synth.contract.validation.adversary_texts import numbers_text
 from coworkenv.synth.contract.validation.execution import ExecReport, validate_exec
 from coworkenv.synth.generate.families import get_family
 from coworkenv.synth.generate.plan import Cell, parse_plan

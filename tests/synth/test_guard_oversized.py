@@ -7,7 +7,7 @@ import anyio
 import pytest
 
 from coworkenv.synth.contract.grader import Grade, grade, grade_trial
-from coworkenv.synth.contract.guard import (
+from coworkenv.synth.contract.oversized import (
     OVERSIZED,
     OVERSIZED_FACTOR,
     OVERSIZED_FLOOR,
@@ -17,7 +17,7 @@ from coworkenv.synth.contract.guard import (
 )
 from coworkenv.synth.contract.runner import run_steps
 from coworkenv.synth.contract.task import Step, Task, ToolStep
-from coworkenv.synth.contract.validation.adversaries import records_text
+from coworkenv.synth.contract.validation.adversary_texts import records_text
 from coworkenv.synth.generate.families import get_family
 from tests.synth.conftest import base_task
 
