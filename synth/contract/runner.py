@@ -37,9 +37,8 @@ def initial_dump(task: Task) -> dict[str, dict[str, list[Row]]]:
     lists for the tables nothing wrote to, so grading diffs only what changed."""
     cached = task._cache.get("initial_dump")
     if cached is None:
-        fresh_environment(task).close()
         # rows shared with the trials' dumps where unchanged, so a diff skips them by identity
-        cached = task._cache["pristine_env"].dump_over({})
+        cached = _pristine(task).dump_over({})
         task._cache["initial_dump"] = cached
     return cached
 
@@ -47,11 +46,16 @@ def initial_dump(task: Task) -> dict[str, dict[str, list[Row]]]:
 def fresh_environment(task: Task) -> Environment:
     """A fresh environment of the task: a fork of one pristine environment seeded once per task object
     (validation plays a task 10-20 times; a fork costs ~0.2 ms, seeding several ms)."""
+    return _pristine(task).fork()
+
+
+def _pristine(task: Task) -> Environment:
+    """The task's pristine environment, seeded the first time it is asked for; nothing plays in it."""
     pristine = task._cache.get("pristine_env")
     if not isinstance(pristine, Environment):
         pristine = Environment.create(task.seeds(), now=task.now, parsed=_parsed_seeds(task))
         task._cache["pristine_env"] = pristine
-    return pristine.fork()
+    return pristine
 
 
 def _parsed_seeds(task: Task) -> dict[str, Any]:

@@ -105,7 +105,8 @@ def _pool_job(job: Job) -> Attempt:
 def _run_in_pool(
     pool: ProcessPoolExecutor, workers: int, jobs: Sequence[Job], done: Callable[[Attempt], None]
 ) -> list[Attempt]:
-    chunk = max(1, min(16, len(jobs) // (8 * workers)))
+    # small chunks: a job takes tens of ms, and a big last chunk leaves the other workers idle at the end
+    chunk = max(1, min(4, len(jobs) // (8 * workers)))
     out = []
     for result in pool.map(_pool_job, jobs, chunksize=chunk):
         done(result)
