@@ -25,6 +25,7 @@ from coworkenv.synth.contract.checks import (
     SaidContains,
     SaidMatches,
     SaidValue,
+    SaidWarning,
     ToolCalled,
     ToolNotCalled,
 )
@@ -48,6 +49,7 @@ from coworkenv.synth.contract.said import (
     states_value,
 )
 from coworkenv.synth.contract.task import Task
+from coworkenv.synth.contract.warned import judge_warning
 
 Row = Mapping[str, Any]
 State = Mapping[str, Mapping[str, Sequence[Row]]]
@@ -283,7 +285,7 @@ def _said_found(reply: Reply, detail: str = "") -> str:
     return f"{detail}; {said}" if detail else said
 
 
-def _said_reply(c: SaidContains | SaidMatches | SaidValue, ctx: Context) -> tuple[Reply, bool]:
+def _said_reply(c: SaidContains | SaidMatches | SaidValue | SaidWarning, ctx: Context) -> tuple[Reply, bool]:
     """The capped reply the check reads, and whether the check is a forbidden action (said = tripped)."""
     return reply_window(ctx.said), any(f.match is c for f in ctx.task.forbidden_actions)
 
@@ -312,6 +314,15 @@ def _said_matches(c: SaidMatches, ctx: Context) -> Verdict:
     flags = re.IGNORECASE if c.case_insensitive else 0
     ok = re.search(c.pattern, reply.text, flags) is not None
     return Verdict(ok, expected, _said_found(reply))
+
+
+def _said_warning(c: SaidWarning, ctx: Context) -> Verdict:
+    reply, forbidden = _said_reply(c, ctx)
+    expected = f"the agent warns (/{c.warning}/, not denied) about /{c.about}/"
+    if forbidden and reply.cut:
+        return _over_cap(reply, expected)
+    ok, detail = judge_warning(reply.text, c.warning, c.about, c.case_insensitive)
+    return Verdict(ok, expected, _said_found(reply, "" if ok else detail))
 
 
 def _said_value(c: SaidValue, ctx: Context) -> Verdict:
@@ -348,6 +359,7 @@ _EVALUATORS: dict[type, Any] = {
     SaidContains: _said_contains,
     SaidMatches: _said_matches,
     SaidValue: _said_value,
+    SaidWarning: _said_warning,
 }
 
 

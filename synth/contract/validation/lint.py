@@ -27,6 +27,7 @@ from coworkenv.synth.contract.checks import (
     SaidContains,
     SaidMatches,
     SaidValue,
+    SaidWarning,
     ToolCalled,
     ToolNotCalled,
     call_matches,
@@ -232,6 +233,8 @@ def _required_values(check: AnyCheck, where: str, index: SeedIndex) -> Iterator[
         yield where + ".value", check.value, True
     if isinstance(check, SaidMatches):
         yield where + ".pattern", _unescape(check.pattern), False
+    if isinstance(check, SaidWarning):
+        yield where + ".about", _unescape(check.about), False
 
 
 def _matcher_texts(expected: Any) -> list[tuple[str, bool]]:
