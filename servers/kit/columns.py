@@ -33,6 +33,7 @@ _SCALARS = frozenset({str, int, float, bool})
 _PLAIN = frozenset({str, int, bool, type(None)})
 """Types whose values ``dump_python(mode="json")`` hands back as they are (floats are left out: inf and nan)."""
 _CONTAINERS = frozenset({list, dict, type(None)})
+_NONE = type(None)
 
 
 def _no_default(value: Any) -> Any:
@@ -140,19 +141,20 @@ def stored_columns(table: Table, rows: list[dict[str, Any]], columns: Columns | 
 
 def _stored_column(kind: str, values: Sequence[Any]) -> Sequence[Any]:
     """One column checked and encoded (a ValueError, TypeError or UnicodeEncodeError where it cannot be)."""
-    present = [v for v in values if v is not None]
-    if not present:
+    types = set(map(type, values))
+    present = [v for v in values if v is not None] if _NONE in types else values
+    types.discard(_NONE)
+    if not types:
         return values
-    types = set(map(type, present))
     if int in types:
-        ints = [v for v in present if type(v) is int]
+        ints = present if types == {int} else [v for v in present if type(v) is int]
         if min(ints) < SQLITE_MIN_INT or max(ints) > SQLITE_MAX_INT:
             raise ValueError("an integer past 64 bits")
     if kind != "json" and types <= _SCALARS:
         if str in types:
-            "\x00".join([v for v in present if type(v) is str]).encode("utf-8")
+            "\x00".join(present if types == {str} else [v for v in present if type(v) is str]).encode("utf-8")
         if kind == "bool":
-            return [None if v is None else int(bool(v)) for v in values]
+            return list(map(int, values)) if types == {bool} and present is values else _as_bits(values)
         return values
     encoded = [None if v is None else "".join(_encode_value(v, 0)) for v in values]
     text = "[" + ",".join([e for e in encoded if e is not None]) + "]"
@@ -162,8 +164,13 @@ def _stored_column(kind: str, values: Sequence[Any]) -> Sequence[Any]:
     if kind == "json":
         return encoded
     if kind == "bool":
-        return [None if v is None else int(bool(v)) for v in values]
+        return _as_bits(values)
     return values
+
+
+def _as_bits(values: Iterable[Any]) -> list[int | None]:
+    """A bool column as SQLite stores it: 0 or 1 (None stays None)."""
+    return [None if v is None else int(bool(v)) for v in values]
 
 
 def _same_layout(rows: list[dict[str, Any]], names: tuple[str, ...]) -> bool:
@@ -200,7 +207,7 @@ def encode_columns(table: Table, rows: list[dict[str, Any]]) -> Columns:
         if column.kind == "json":
             columns.append(encode_json_column(values))
         elif column.kind == "bool":
-            columns.append([None if v is None else int(bool(v)) for v in values])
+            columns.append(_as_bits(values))
         else:
             columns.append(values)
     return columns
