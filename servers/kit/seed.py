@@ -9,16 +9,23 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import json
-import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from coworkenv.servers.kit.audit import MAX_DEPTH, argument_problem, clip
+from coworkenv.servers.kit.audit import argument_problem, clip
+from coworkenv.servers.kit.columns import (
+    SQLITE_MAX_INT,
+    SQLITE_MIN_INT,
+    Columns,
+    encode_columns,
+    insert_columns,
+    plain_rows,
+    stored_columns,
+)
 from coworkenv.servers.kit.errors import SeedError
 from coworkenv.servers.kit.files import DocumentError, read_document
 from coworkenv.servers.kit.records import SEED_CONTEXT, Table
@@ -27,8 +34,6 @@ if TYPE_CHECKING:
     from coworkenv.servers.kit.service import Service
 
 Seed = dict[str, list[dict[str, Any]]]
-SQLITE_MAX_INT = 2**63 - 1
-SQLITE_MIN_INT = -(2**63)
 
 
 @functools.cache
@@ -38,6 +43,12 @@ def _adapter(model: type[BaseModel]) -> TypeAdapter[list[Any]]:
 
 def parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
     """Validate a seed document against the service's record models; return normalised records."""
+    return parse_seed_columns(service, seed)[0]
+
+
+def parse_seed_columns(service: Service, seed: Mapping[str, Any]) -> tuple[Seed, dict[str, Columns]]:
+    """:func:`parse_seed`, and per table the values as :func:`insert_seed` stores them, a column at a time, where
+    the storability check made them on its way (what ``insert_seed`` then takes instead of encoding them again)."""
     with paused_gc():
         return _parse_seed(service, seed)
 
@@ -55,10 +66,11 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
+def _parse_seed(service: Service, seed: Mapping[str, Any]) -> tuple[Seed, dict[str, Columns]]:
     if not isinstance(seed, Mapping):
         raise SeedError(f"{service.name}: the seed must be an object {{table: [records]}}, got {type(seed).__name__}")
     out: Seed = {}
+    encoded: dict[str, Columns] = {}
     for table_name, records in seed.items():
         table = service.tables_by_name.get(table_name)
         if table is None:
@@ -73,23 +85,15 @@ def _parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
                 )
         adapter = _adapter(table.model)
         try:
-            clean: list[dict[str, Any]] = adapter.dump_python(
-                adapter.validate_python(records, context=SEED_CONTEXT), mode="json"
-            )
+            models = adapter.validate_python(records, context=SEED_CONTEXT)
+            plain = plain_rows(table, models)
+            clean: list[dict[str, Any]] = plain[0] if plain else adapter.dump_python(models, mode="json")
         except ValidationError as exc:
-            err = exc.errors()[0]
-            bad_index, *loc = err["loc"]
-            where = f"{service.name}.{table_name}[{bad_index}]"
-            if not loc:  # a rule across the record's own fields: name the record rather than echo it whole
-                bad = records[bad_index] if isinstance(bad_index, int) and bad_index < len(records) else {}
-                named = f" (record id {clip(str(bad['id']), 80)!r})" if "id" in bad else ""
-                raise SeedError(f"{where} field '(record)': {err['msg'].removeprefix('Value error, ')}{named}") from exc
-            field = ".".join(str(p) for p in loc)
-            raise SeedError(
-                f"{where} field {field!r}: {err['msg'].removeprefix('Value error, ')} (got {clip(repr(err.get('input')), 200)})"
-            ) from exc
-        ids = [row["id"] for row in clean]
-        if len(set(ids)) != len(ids) or not _storable_in_bulk(table, clean):  # find the first problem, record by record
+            raise _validation_error(service.name, table_name, records, exc) from exc
+        del models
+        columns = stored_columns(table, *plain) if plain else stored_columns(table, clean)
+        ids = columns[0] if columns is not None else [row["id"] for row in clean]
+        if columns is None or len(set(ids)) != len(ids):  # find the first problem, record by record
             seen: set[str] = set()
             for index, row in enumerate(clean):
                 _check_storable(f"{service.name}.{table_name}[{index}]", row)
@@ -97,84 +101,27 @@ def _parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
                     raise SeedError(f"{service.name}.{table_name}[{index}] field 'id': duplicate id {row['id']!r}")
                 seen.add(row["id"])
         out[table_name] = clean
+        if columns is not None:
+            encoded[table_name] = columns
     _check_references(service, out)
     if service.check_seed is not None:
         service.check_seed(out)
-    return out
+    return out, encoded
 
 
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_INNERMOST = re.compile(r"\[\]|\{\}")
-_SCALARS = frozenset({str, int, float, bool})
-
-
-def _no_default(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-_encode_value = json.encoder.c_make_encoder(  # type: ignore[attr-defined]
-    None, _no_default, json.encoder.encode_basestring, None, ":", ",", True, False, True
-)
-"""The C encoder behind ``json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, called
-without that function's per-call set-up (validated records hold plain JSON values, never cycles)."""
-
-
-def encode_json_column(values: Iterable[Any]) -> list[str | None]:
-    """Each value as the compact, key-sorted JSON text a JSON column stores (None stays None)."""
-    join = "".join
-    return [None if v is None else join(_encode_value(v, 0)) for v in values]
-
-
-def _storable_in_bulk(table: Table, rows: list[dict[str, Any]]) -> bool:
-    """True when no record of a validated table can break :func:`_check_storable`, checked column by column at C
-    speed: text that encodes as UTF-8, top-level integers within 64 bits, JSON nesting well within
-    :data:`MAX_DEPTH`. False says only "look record by record" (which names the first bad one)."""
-    if not rows:
-        return True
-    if not _same_layout(rows, table.column_names):  # a model that dumps more than its columns
-        return False
-    try:
-        for column, values in zip(table.columns, _transpose(rows), strict=True):
-            present = [v for v in values if v is not None]
-            if not present:
-                continue
-            types = set(map(type, present))
-            if int in types:
-                ints = [v for v in present if type(v) is int]
-                if min(ints) < SQLITE_MIN_INT or max(ints) > SQLITE_MAX_INT:
-                    return False
-            if column.kind != "json" and types <= _SCALARS:
-                if str in types:
-                    "\x00".join([v for v in present if type(v) is str]).encode("utf-8")
-                continue
-            text = "[" + ",".join(["".join(_encode_value(v, 0)) for v in present]) + "]"
-            text.encode("utf-8")
-            if not _shallow(text):
-                return False
-    except (UnicodeEncodeError, ValueError, TypeError, RecursionError):
-        return False
-    return True
-
-
-def _same_layout(rows: list[dict[str, Any]], names: tuple[str, ...]) -> bool:
-    """True when every row holds exactly ``names``, in that order (as a record model's dumps do)."""
-    return {tuple(row) for row in rows} == {names}
-
-
-def _transpose(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    """The columns of rows that all hold the same keys in the same order (a ValueError where lengths differ)."""
-    return list(zip(*map(dict.values, rows), strict=True))
-
-
-def _shallow(text: str) -> bool:
-    """True when the JSON ``text`` nests fewer than ``MAX_DEPTH // 2`` levels."""
-    unescaped = text.replace("\\\\", "").replace('\\"', "")  # no escaped quote left inside a string
-    brackets = _NOT_BRACKET.sub("", "".join(unescaped.split('"')[::2]))  # outside the strings
-    for _ in range(MAX_DEPTH // 2):  # each pass drops the innermost level
-        brackets, found = _INNERMOST.subn("", brackets)
-        if not found:
-            return not brackets
-    return False
+def _validation_error(service: str, table: str, records: list[Any], exc: ValidationError) -> SeedError:
+    """The first error of a table's validation, naming the record and field."""
+    err = exc.errors()[0]
+    bad_index, *loc = err["loc"]
+    where = f"{service}.{table}[{bad_index}]"
+    if not loc:  # a rule across the record's own fields: name the record rather than echo it whole
+        bad = records[bad_index] if isinstance(bad_index, int) and bad_index < len(records) else {}
+        named = f" (record id {clip(str(bad['id']), 80)!r})" if "id" in bad else ""
+        return SeedError(f"{where} field '(record)': {err['msg'].removeprefix('Value error, ')}{named}")
+    field = ".".join(str(p) for p in loc)
+    return SeedError(
+        f"{where} field {field!r}: {err['msg'].removeprefix('Value error, ')} (got {clip(repr(err.get('input')), 200)})"
+    )
 
 
 def _check_storable(where: str, row: Mapping[str, Any]) -> None:
@@ -212,45 +159,32 @@ def _check_references(service: Service, seed: Seed) -> None:
                     )
 
 
-def insert_seed(conn: sqlite3.Connection, service: Service, seed: Seed) -> None:
+def insert_seed(
+    conn: sqlite3.Connection, service: Service, seed: Seed, columns: Mapping[str, Columns] | None = None
+) -> None:
     """Insert a seed :func:`parse_seed` returned into the service's empty tables, inside the caller's
-    transaction: one ``executemany`` a table, the values encoded a column at a time (JSON columns by the C
-    encoder), stored exactly as ``TableStore.insert`` stores a record; a table's indexes are built after its
-    rows are in (one sort instead of a B-tree insert a row)."""
+    transaction, stored exactly as ``TableStore.insert`` stores a record: the values encoded a column at a time
+    (JSON columns by the C encoder), or taken from ``columns`` (what :func:`parse_seed_columns` returned with this
+    seed), bound many rows a statement; a table's indexes are built after its rows are in (one sort instead of a
+    B-tree insert a row)."""
     with paused_gc():
         for name, rows in seed.items():
             if rows:
-                _insert_table(conn, service.tables_by_name[name], rows)
+                table = service.tables_by_name[name]
+                given = columns.get(name) if columns is not None else None
+                _insert_table(conn, table, encode_columns(table, rows) if given is None else given)
 
 
-def _insert_table(conn: sqlite3.Connection, table: Table, rows: list[dict[str, Any]]) -> None:
-    if _same_layout(rows, table.column_names):
-        transposed: Iterable[Sequence[Any]] = _transpose(rows)
-    else:
-        transposed = ([row.get(c) for row in rows] for c in table.column_names)
-    columns: list[Sequence[Any]] = []
-    for column, values in zip(table.columns, transposed, strict=True):
-        if column.kind == "json":
-            columns.append(encode_json_column(values))
-        elif column.kind == "bool":
-            columns.append([None if v is None else int(bool(v)) for v in values])
-        else:
-            columns.append(values)
+def _insert_table(conn: sqlite3.Connection, table: Table, columns: Columns) -> None:
     indexes = table.ddl()[1:]
     empty = not indexes or conn.execute(f'SELECT 1 FROM "{table.name}" LIMIT 1').fetchone() is None
     if indexes and empty:
         for name in table.index_names:
             conn.execute(f'DROP INDEX IF EXISTS "{name}"')
-    conn.executemany(_insert_sql(table), zip(*columns, strict=True))
+    insert_columns(conn, table, columns)
     if indexes and empty:
         for statement in indexes:
             conn.execute(statement)
-
-
-@functools.cache
-def _insert_sql(table: Table) -> str:
-    quoted = ", ".join(f'"{n}"' for n in table.column_names)
-    return f'INSERT INTO "{table.name}" ({quoted}) VALUES ({", ".join("?" * len(table.columns))})'
 
 
 def load_seed(path: str | Path) -> dict[str, Any]:

@@ -20,12 +20,13 @@ from typing import Any
 
 from coworkenv.servers.kit import audit, connection, files, images
 from coworkenv.servers.kit.clock import SimClock
+from coworkenv.servers.kit.columns import Columns
 from coworkenv.servers.kit.context import ToolContext, ToolResult
 from coworkenv.servers.kit.dispatch import Dispatcher
 from coworkenv.servers.kit.errors import EnvironmentConfigError, SeedError
 from coworkenv.servers.kit.marks import Mark, Marks
 from coworkenv.servers.kit.schema import schema_statements, schema_template, sortable_id
-from coworkenv.servers.kit.seed import Seed, insert_seed, load_seed, parse_seed
+from coworkenv.servers.kit.seed import Seed, insert_seed, load_seed, parse_seed, parse_seed_columns
 from coworkenv.servers.kit.service import Service
 from coworkenv.servers.kit.store import Row, TableStore
 
@@ -111,12 +112,13 @@ class ServiceState(Dispatcher, Marks):
         key = images.seed_key(service, seed)
         image = images.IMAGES.get(key)
         if image is None:
+            columns = None
             if parsed is None:
-                parsed = parse_seed(service, seed or {})
+                parsed, columns = parse_seed_columns(service, seed or {})
             conn = images.acquire(service, images.EMPTY)
             try:
                 state = cls(service, conn, clock, parsed)
-                state._create(persistent=False)
+                state._create(persistent=False, columns=columns)
                 state.image, state.seed = conn.serialize(), None
             except BaseException:
                 images.release(service, conn)
@@ -240,7 +242,9 @@ class ServiceState(Dispatcher, Marks):
             list(values.items()),
         )
 
-    def _create(self, persistent: bool) -> None:
+    def _create(self, persistent: bool, columns: Mapping[str, Columns] | None = None) -> None:
+        """The schema, the seed and the meta rows in one transaction (``columns``: the seed's stored values, as
+        :func:`parse_seed_columns` made them)."""
         if persistent:
             self.conn.execute("BEGIN")
             for stmt in schema_statements(self.service):
@@ -250,7 +254,7 @@ class ServiceState(Dispatcher, Marks):
             self.conn.execute("BEGIN")
         try:
             try:
-                self._load(self.seed)
+                self._load(self.seed, columns)
             except OverflowError as exc:  # parse_seed refuses these first; a last guard
                 raise SeedError(f"{self.service.name}: a number in the seed is too large for SQLite ({exc})") from exc
             meta = {
@@ -267,9 +271,9 @@ class ServiceState(Dispatcher, Marks):
             self.conn.execute("ROLLBACK")
             raise
 
-    def _load(self, seed: Seed | None) -> None:
+    def _load(self, seed: Seed | None, columns: Mapping[str, Columns] | None = None) -> None:
         """The seed's records into the empty tables: in bulk, indexes built after the rows (``insert_seed``)."""
-        insert_seed(self.conn, self.service, seed or {})
+        insert_seed(self.conn, self.service, seed or {}, columns)
         for name in seed or {}:
             store = self.tables[name]
             store.dirty = True
