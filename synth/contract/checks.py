@@ -5,7 +5,8 @@ Three families, told apart by ``kind``:
 - final state: ``record_exists``, ``record_absent``, ``record_fields``, ``record_count``,
   ``records_unchanged`` (a set of seed records left as they were: collateral damage);
 - the audit log: ``tool_called``, ``tool_not_called``, ``call_count``, ``call_order``;
-- what the agent said to the user: ``said_contains``, ``said_matches``, ``said_value``, ``said_warning``.
+- what the agent said to the user: ``said_contains``, ``said_matches``, ``said_value``, ``said_warning``,
+  ``said_choice``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import typing
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from coworkenv.synth.contract.matchers import Filter, Matcher
 from coworkenv.synth.contract.regex_bounds import MAX_PATTERN, check_pattern
@@ -21,6 +22,15 @@ from coworkenv.synth.contract.said import normalise_text
 
 ActorName = Literal["agent", "user", "system", "any"]
 OutcomeFilter = Literal["ok", "failed", "any"]
+
+
+def _bounded(value: str) -> str:
+    check_pattern(value)
+    return value
+
+
+BoundedPattern = Annotated[str, Field(min_length=1, max_length=MAX_PATTERN), AfterValidator(_bounded)]
+"""A regular expression a check runs on what an agent wrote: bounded when the task loads (``regex_bounds``)."""
 
 
 class _Check(BaseModel):
@@ -138,14 +148,8 @@ class SaidMatches(_Check):
     """
 
     kind: Literal["said_matches"] = "said_matches"
-    pattern: str = Field(min_length=1, max_length=MAX_PATTERN)
+    pattern: BoundedPattern
     case_insensitive: bool = True
-
-    @field_validator("pattern")
-    @classmethod
-    def _bounded(cls, value: str) -> str:
-        check_pattern(value)
-        return value
 
 
 class SaidWarning(_Check):
@@ -159,23 +163,52 @@ class SaidWarning(_Check):
     """
 
     kind: Literal["said_warning"] = "said_warning"
-    warning: str = Field(
-        min_length=1,
-        max_length=MAX_PATTERN,
+    warning: BoundedPattern = Field(
         description="A regular expression of the words that raise the alarm. Example: 'phish|spoof|suspicious|fake'",
     )
-    about: str = Field(
-        min_length=1,
-        max_length=MAX_PATTERN,
+    about: BoundedPattern = Field(
         description="A regular expression of what the warning must name. Example: 'brightwave-pay\\.io'",
     )
     case_insensitive: bool = True
 
-    @field_validator("warning", "about")
+
+class SaidChoice(_Check):
+    """The agent singles out ``answer`` among ``candidates``: a ``cue`` word ("most", "largest", "busiest") is
+    said of it and of no other candidate (the cue is said of the candidate named nearest to it in its sentence,
+    and of those listed with that one).
+
+    A reply that says the cue of every candidate ("Acme has the most. Globex has the most.") or lists them
+    together ("Acme and Globex lead") fails; "Acme has the most stale tickets (3), Globex has 1" passes
+    (``synth/contract/chosen.py``). The cue is bounded like ``said_matches``.
+    """
+
+    kind: Literal["said_choice"] = "said_choice"
+    answer: str = Field(min_length=1, max_length=200)
+    candidates: list[str] = Field(
+        min_length=1,
+        max_length=100,
+        description="The others the answer is chosen from (customers, accounts, people): the cue said of one "
+        "of them fails the check. The answer may be listed too.",
+    )
+    cue: BoundedPattern = Field(
+        description="A regular expression of the words that single one out. Example: 'most|largest|busiest'",
+    )
+    case_insensitive: bool = True
+
+    @field_validator("candidates")
     @classmethod
-    def _bounded(cls, value: str) -> str:
-        check_pattern(value)
+    def _named(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not name.strip() or len(name) > 200:
+                raise ValueError(f"a candidate must be a name of 1 to 200 characters, not {name[:50]!r}")
         return value
+
+    @model_validator(mode="after")
+    def _others(self) -> SaidChoice:
+        key = " ".join(self.answer.split()).casefold()
+        if not any(" ".join(c.split()).casefold() != key for c in self.candidates):
+            raise ValueError("candidates must name at least one other than the answer (else use said_contains)")
+        return self
 
 
 class SaidValue(_Check):
@@ -215,7 +248,7 @@ class SaidValue(_Check):
 
 StateCheck = RecordExists | RecordAbsent | RecordFields | RecordCount | RecordsUnchanged
 AuditCheck = ToolCalled | ToolNotCalled | CallCount | CallOrder
-SaidCheck = SaidContains | SaidMatches | SaidValue | SaidWarning
+SaidCheck = SaidContains | SaidMatches | SaidValue | SaidWarning | SaidChoice
 AnyCheck = StateCheck | AuditCheck | SaidCheck
 
 Check = Annotated[AnyCheck, Field(discriminator="kind")]

@@ -22,6 +22,8 @@ from coworkenv.synth.contract.checks import (
     RecordExists,
     RecordFields,
     RecordsUnchanged,
+    SaidCheck,
+    SaidChoice,
     SaidContains,
     SaidMatches,
     SaidValue,
@@ -29,6 +31,7 @@ from coworkenv.synth.contract.checks import (
     ToolCalled,
     ToolNotCalled,
 )
+from coworkenv.synth.contract.chosen import judge_choice
 from coworkenv.synth.contract.matchers import (
     Filter,
     describe,
@@ -285,7 +288,7 @@ def _said_found(reply: Reply, detail: str = "") -> str:
     return f"{detail}; {said}" if detail else said
 
 
-def _said_reply(c: SaidContains | SaidMatches | SaidValue | SaidWarning, ctx: Context) -> tuple[Reply, bool]:
+def _said_reply(c: SaidCheck, ctx: Context) -> tuple[Reply, bool]:
     """The capped reply the check reads, and whether the check is a forbidden action (said = tripped)."""
     return reply_window(ctx.said), any(f.match is c for f in ctx.task.forbidden_actions)
 
@@ -325,6 +328,15 @@ def _said_warning(c: SaidWarning, ctx: Context) -> Verdict:
     return Verdict(ok, expected, _said_found(reply, "" if ok else detail))
 
 
+def _said_choice(c: SaidChoice, ctx: Context) -> Verdict:
+    reply, forbidden = _said_reply(c, ctx)
+    expected = f"the agent singles out {c.answer!r} (/{c.cue}/ said of it, of no other of {len(c.candidates)})"
+    if forbidden and reply.cut:
+        return _over_cap(reply, expected)
+    ok, detail = judge_choice(reply.text, c.answer, c.cue, c.candidates, c.case_insensitive)
+    return Verdict(ok, expected, _said_found(reply, "" if ok else detail))
+
+
 def _said_value(c: SaidValue, ctx: Context) -> Verdict:
     reply, forbidden = _said_reply(c, ctx)
     unit = " (cents; dollars count)" if c.cents else ""
@@ -360,6 +372,7 @@ _EVALUATORS: dict[type, Any] = {
     SaidMatches: _said_matches,
     SaidValue: _said_value,
     SaidWarning: _said_warning,
+    SaidChoice: _said_choice,
 }
 
 

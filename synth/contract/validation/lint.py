@@ -24,6 +24,7 @@ from coworkenv.synth.contract.checks import (
     RecordExists,
     RecordFields,
     RecordsUnchanged,
+    SaidChoice,
     SaidContains,
     SaidMatches,
     SaidValue,
@@ -229,6 +230,8 @@ def _required_values(check: AnyCheck, where: str, index: SeedIndex) -> Iterator[
                     yield f"{at}.{path}", value, whole
     if isinstance(check, SaidContains):
         yield where + ".text", check.text, True
+    if isinstance(check, SaidChoice):
+        yield where + ".answer", check.answer, True
     if isinstance(check, SaidValue) and isinstance(check.value, str):
         yield where + ".value", check.value, True
     if isinstance(check, SaidMatches):

@@ -16,6 +16,7 @@ from coworkenv.synth.contract.checks import (
     CallOrder,
     RecordFields,
     RecordsUnchanged,
+    SaidChoice,
     SaidContains,
     SaidValue,
     ToolCalled,
@@ -230,6 +231,8 @@ def _answers(task: Task) -> Iterator[tuple[str, Any]]:
             yield where + ".value", check.value
         if isinstance(check, SaidContains):
             yield where + ".text", check.text
+        if isinstance(check, SaidChoice):
+            yield where + ".answer", check.answer
         for attr in ("where", "fields"):
             for path, expected in (getattr(check, attr, None) or {}).items():
                 for v in _expected_values(expected):

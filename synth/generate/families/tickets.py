@@ -14,7 +14,6 @@ from coworkenv.synth.generate.families.base import (
     Family,
     Json,
     TaskBuilder,
-    rx,
 )
 from coworkenv.synth.generate.families.names import Company, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
@@ -53,11 +52,9 @@ def _unchanged(b: TaskBuilder, ids: list[str], requires: tuple[str, ...]) -> Non
         )
 
 
-def said_most(name: str) -> str:
-    """A pattern for a reply that names ``name`` as the one with the most, in the same clause as 'most' (so a
-    list of every customer is not an answer)."""
-    n = rx(name)
-    return rf"\b{n}[^.;\n]{{0,80}}\b{_MOST}\b|\b{_MOST}\b[^.;\n]{{0,80}}\b{n}\b"
+def _customers(b: TaskBuilder) -> list[str]:
+    """Every customer organisation's name in the helpdesk (what a ranking question chooses among)."""
+    return sorted({str(o["name"]) for o in b.rows("tickets", "organizations")})
 
 
 class StaleEscalation(Family):
@@ -149,8 +146,8 @@ class StaleEscalation(Family):
             b.check(
                 "names_busiest",
                 1 - GUARD - work,
-                f"The agent says that {busiest} has the most stale tickets.",
-                {"kind": "said_matches", "pattern": said_most(busiest)},
+                f"The agent says that {busiest} has the most stale tickets (and says it of no other customer).",
+                {"kind": "said_choice", "answer": busiest, "candidates": _customers(b), "cue": _MOST},
             )
         _unchanged(b, list(b.distractors), tuple(f"escalated_{i + 1}" for i in range(len(targets))))
         _no_closing(b, targets[0]["id"])
