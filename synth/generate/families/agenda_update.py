@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CLARIFY, CROSS, MULTISTEP, Family, Json, TaskBuilder, rx
+from coworkenv.synth.generate.families.base import CLARIFY, CROSS, MULTISTEP, Family, Json, TaskBuilder, only, rx
 from coworkenv.synth.generate.families.calendar_common import background, calendar, when
 from coworkenv.synth.generate.families.files_common import drive
 from coworkenv.synth.generate.families.multiturn import FINISHED, PERSONA, PROJECTS
@@ -125,22 +125,22 @@ class AgendaUpdateAfterEdit(Family):
 
     @staticmethod
     def _checks(b: TaskBuilder, a: _Agenda) -> None:
-        """The description holds every item, the new one included (0.45), the owner invited (0.25), the other
-        files and meetings as they were (0.3)."""
+        """The description holds every item, the new one included (0.4), the owner invited and no one else (0.3:
+        inviting the whole workspace fails the task), the other files and meetings as they were (0.3)."""
         every = "^" + "".join(f"(?=[\\s\\S]*{rx(i)})" for i in [*a.items, a.added])
         b.check(
             "agenda_in_description",
-            0.45,
+            0.4,
             f"The {a.title} description lists every agenda item, the user's new one included.",
             {"kind": "record_fields", "service": "calendar", "table": "events", "id": a.event["id"],
              "fields": {"description": {"regex": every}, "start": a.event["start"], "status": "confirmed"}},
         )  # fmt: skip
         b.check(
             "owner_invited",
-            0.25,
-            f"{a.owner.name}, who owns the new item, is invited.",
+            0.3,
+            f"{a.owner.name}, who owns the new item, is invited (and no one else is).",
             {"kind": "record_fields", "service": "calendar", "table": "events", "id": a.event["id"],
-             "fields": {"attendees.email": {"contains": a.owner.email}}},
+             "fields": {"attendees.email": only([a.owner.email], also=[x["email"] for x in a.event["attendees"]])}},
             ("agenda_in_description",),
         )  # fmt: skip
         cal_ids = [i for i in b.distractors if i.startswith("evt_")]

@@ -349,6 +349,15 @@ def warns(warning: str, about: str) -> Json:
     return {"kind": "said_warning", "warning": warning, "about": about, "case_insensitive": True}
 
 
+def only(people: list[str], also: list[str] = []) -> Json:  # noqa: B006 (read, never changed)
+    """A matcher for a list of people's addresses (``attendees.email``): every one of ``people`` in it and no one
+    else (``also``: who may be there as well, e.g. the attendees an event already had). ``contains`` alone is
+    passed by inviting everyone in the workspace: the extra invitations are fields of the record the check
+    explains, so the guard sees no change of its own."""
+    allowed = list(dict.fromkeys([*people, *also]))
+    return {"contains": list(people), "not": {"any": {"not": {"in": allowed}}}}
+
+
 def possessive(name: str) -> str:
     """'Acme Robotics' → "Acme Robotics'", 'Northwind Traders' → "Northwind Traders'", 'Initech Labs' → ..."""
     return f"{name}'" if name.endswith("s") else f"{name}'s"

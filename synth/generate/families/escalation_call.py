@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CROSS, MULTISTEP, WINDOW, Family, Json, TaskBuilder, possessive
+from coworkenv.synth.generate.families.base import CROSS, MULTISTEP, WINDOW, Family, Json, TaskBuilder, only, possessive
 from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, plus, when
 from coworkenv.synth.generate.families.names import USER, Company, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
@@ -149,10 +149,10 @@ class EscalationCall(Family):
             "call_booked",
             0.44,
             f"A 30-minute call at the free time on {c.day} invites {possessive(c.company.name)} contacts and "
-            f"{c.manager.name}.",
+            f"{c.manager.name}, and no one else.",
             {"kind": "record_exists", "service": "calendar", "table": "events",
              "where": {"start": c.slot, "end": plus(c.slot, 30), "status": "confirmed", "organizer": USER.email,
-                       "attendees.email": {"contains": c.invitees}}},
+                       "attendees.email": only(c.invitees)}},
         )  # fmt: skip
         b.check(
             "ticket_noted",

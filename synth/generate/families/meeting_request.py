@@ -5,7 +5,7 @@ and reply to confirm."""
 from __future__ import annotations
 
 from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import COMMS, CROSS, WINDOW, Family, Json, TaskBuilder
+from coworkenv.synth.generate.families.base import COMMS, CROSS, WINDOW, Family, Json, TaskBuilder, only
 from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, plus, when
 from coworkenv.synth.generate.families.escalation_call import time_rx
 from coworkenv.synth.generate.families.names import USER, Staff
@@ -101,10 +101,10 @@ class MeetingRequestFromEmail(Family):
         b.check(
             "meeting_booked",
             0.4,
-            "A 30-minute meeting at the proposed time that suits everyone invites the contact and the manager.",
+            "A 30-minute meeting at the proposed time that suits everyone invites the contact and the manager, no one else.",
             {"kind": "record_exists", "service": "calendar", "table": "events",
              "where": {"start": slot, "end": plus(slot, 30), "status": "confirmed", "organizer": USER.email,
-                       "attendees.email": {"contains": [contact, am.email]}}},
+                       "attendees.email": only([contact, am.email])}},
         )  # fmt: skip
         b.check(
             "contact_told",
