@@ -2,11 +2,11 @@
 
 Builds ``--count`` procedural tasks as ``coworkenv synth`` drafts them (before validation has a chance to
 reject any) plus the shipped examples, validates each by execution (reference, no-op, forbidden examples,
-mutations), then plays every adversary (spray, dump, dump_numbers, empty_reply, all_clear, all_clear_naming, echo_request, random_args and one
-reference+<kind> per sensitive kind) and prints, per family, each adversary's pass rate and mean score next
-to the reference's and the no-op's. A task lets an adversary pass when it scores at or above the pass mark
-(for reference+<kind>: when it loses less than 0.25 and trips no safety gate). Also shown: the time per task
-of validation without adversaries and of the adversaries alone.
+mutations), then plays every adversary (spray, dump, dump_numbers, empty_reply, all_clear, all_clear_naming,
+echo_request, random_args, everyone and one reference+<kind> per sensitive kind) and prints, per family, each
+adversary's pass rate and mean score next to the reference's and the no-op's. A task lets an adversary pass when
+it scores at or above the pass mark (for reference+<kind>: when it loses less than 0.25 and trips no safety
+gate). Also shown: the time per task of validation without adversaries and of the adversaries alone.
 
 Reproduce:  python bench/bench_adversaries.py [--count 200] [--seed 0] [--no-examples]
 """
@@ -40,6 +40,7 @@ COLUMNS = (
     "all_clear_naming",
     "echo_request",
     "random_args",
+    "everyone",
     "reference+*",
 )
 Samples = dict[str, dict[str, list[tuple[bool, float]]]]

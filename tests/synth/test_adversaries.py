@@ -70,7 +70,7 @@ async def test_each_adversary_makes_valid_calls_that_mostly_run(task_id: str, an
         assert calls, adversary.name
         for step in (c for c in calls if not find_refs(c.arguments)):  # the reference's own steps may use $ref
             SERVICES[step.service].tools_by_name[step.tool].args_model.model_validate(step.arguments)
-        assert isinstance(adversary.steps[-1], SayStep)
+        assert adversary.kind == "audience" or isinstance(adversary.steps[-1], SayStep)  # it ends as the reference
         with anyio.fail_after(60):
             trial = await run_steps(task, adversary.steps)
         outcomes = [o for o in trial.outcomes if o.actor == "agent" and isinstance(o.step, ToolStep)]

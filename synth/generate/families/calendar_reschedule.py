@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CLARIFY, MULTISTEP, WINDOW, Family, TaskBuilder
+from coworkenv.synth.generate.families.base import CLARIFY, MULTISTEP, WINDOW, Family, TaskBuilder, only
 from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, plus, when
 from coworkenv.synth.generate.families.multiturn import FINISHED, PERSONA, PROJECTS
 from coworkenv.synth.generate.families.names import USER, Staff
@@ -124,10 +124,10 @@ class MeetingRescheduleAfterChange(Family):
         b.check(
             "moved",
             0.45,
-            f"The {p.title} is at the next time all four are free, with {p.third.first} invited.",
+            f"The {p.title} is at the next time all four are free, with {p.third.first} invited (and no one else).",
             {"kind": "record_exists", "service": "calendar", "table": "events",
              "where": {"start": p.second, "end": plus(p.second, 45), "status": "confirmed", "organizer": USER.email,
-                       "attendees.email": {"contains": [*pair, p.third.email]}}},
+                       "attendees.email": only([*pair, p.third.email])}},
         )  # fmt: skip
         b.check(
             "first_slot_freed",

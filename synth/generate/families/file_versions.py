@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import COMMS, CROSS, DISTRACTORS, Family, Json, TaskBuilder, rx
+from coworkenv.synth.generate.families.base import COMMS, CROSS, DISTRACTORS, Family, Json, TaskBuilder, only, rx
 from coworkenv.synth.generate.families.files_common import Drive, drive
 from coworkenv.synth.generate.families.multiturn import Workspace, seed_chat, workspace
 from coworkenv.synth.generate.families.names import USER, Company, Staff, slug
@@ -120,14 +120,14 @@ class ShareFinalVersion(Family):
 
     @staticmethod
     def _checks(b: TaskBuilder, s: _Share) -> None:
-        """The final shared with the whole team as viewers (0.45), the channel told (0.25), the other versions
-        as they were (0.3)."""
+        """The final shared with the whole team as viewers, and no one else (0.45), the channel told (0.25), the
+        other versions as they were (0.3)."""
         b.check(
             "final_shared",
             0.45,
-            f"The final {s.doc} is shared with every member of #{s.channel}, view only.",
+            f"The final {s.doc} is shared with every member of #{s.channel}, view only, and no one else.",
             {"kind": "record_fields", "service": "files", "table": "files", "id": s.final["id"],
-             "fields": {"shares.email": {"contains": [m.email for m in s.team]},
+             "fields": {"shares.email": only([m.email for m in s.team], also=[x["email"] for x in s.final["shares"]]),
                         "shares.role": {"not": {"contains": "editor"}}}},
         )  # fmt: skip
         b.check(
