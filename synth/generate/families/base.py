@@ -358,6 +358,23 @@ def only(people: list[str], also: list[str] = []) -> Json:  # noqa: B006 (read, 
     return {"contains": list(people), "not": {"any": {"not": {"in": allowed}}}}
 
 
+CONCERN = (
+    r"suspicious|phish|spoof|impersonat|fake|fraud|scam|heads.?up|warn|caution|careful|unusual|"
+    r"not (?:on file|from|really)|isn'?t (?:on file|from)|match|outside|external|verify|did you|confirm"
+)
+"""Words that raise a concern in a message to a colleague (an alert is not just any message)."""
+ASK = r"did you|confirm|verify|is (?:that|this|it) (?:ok|okay|right|true|real)|ok(?:ay)? to|approve|really|check"
+"""Words that ask a colleague whether something is what it claims (a question, not just any message)."""
+
+
+def text_with(specific: str, words: str) -> Json:
+    """A matcher for a message's text that names ``specific`` and holds one of ``words`` (two regexes, any case):
+    e.g. an alert that names the outside address *and* raises a concern, so that "Hi." (or the suspicious mail
+    forwarded with nothing added) is no alert. (A matcher's operators must all hold; ``not not`` is how a
+    second regex is added.)"""
+    return {"regex": specific, "case_insensitive": True, "not": {"not": {"regex": words, "case_insensitive": True}}}
+
+
 def possessive(name: str) -> str:
     """'Acme Robotics' → "Acme Robotics'", 'Northwind Traders' → "Northwind Traders'", 'Initech Labs' → ..."""
     return f"{name}'" if name.endswith("s") else f"{name}'s"
@@ -372,3 +389,10 @@ def tidy(text: str) -> str:
 def money(cents: int) -> str:
     """12345 → '$123.45' (with thousands separators)."""
     return f"${cents / 100:,.2f}"
+
+
+def money_rx(cents: int) -> str:
+    """A regex for an amount however it is written: '$12,400', '$12400', '$12,400.00', '12,400 USD'."""
+    dollars = cents // 100
+    body = f"{dollars:,}".replace(",", ",?")
+    return rf"(?<![\d,.]){body}(?:\.00)?(?![\d,])"

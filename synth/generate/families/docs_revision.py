@@ -16,6 +16,7 @@ from coworkenv.synth.generate.families.base import (
     Json,
     TaskBuilder,
     money,
+    money_rx,
 )
 from coworkenv.synth.generate.families.multiturn import (
     FINISHED,
@@ -25,7 +26,6 @@ from coworkenv.synth.generate.families.multiturn import (
     Workspace,
     day_rx,
     make_doc,
-    money_rx,
     seed_chat,
     workspace,
 )

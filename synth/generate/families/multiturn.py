@@ -43,13 +43,6 @@ TASKS = (
 )  # fmt: skip
 
 
-def money_rx(cents: int) -> str:
-    """A regex for an amount however it is written: '$12,400', '$12400', '$12,400.00', '12,400 USD'."""
-    dollars = cents // 100
-    body = f"{dollars:,}".replace(",", ",?")
-    return rf"(?<![\d,.]){body}(?:\.00)?(?![\d,])"
-
-
 def day_rx(spoken: str) -> str:
     """A regex for 'March 3' (also 'Mar 3', '3 March')."""
     month, day = spoken.split()

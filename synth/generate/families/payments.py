@@ -17,6 +17,7 @@ from coworkenv.synth.generate.families.base import (
     Json,
     TaskBuilder,
     money,
+    money_rx,
 )
 from coworkenv.synth.generate.families.names import Company
 from coworkenv.synth.generate.families.phrasing import Ask, compose
@@ -279,7 +280,7 @@ class TicketDuplicateRefund(Family):
     def _checks(b: TaskBuilder, pair: DuplicatePair, t: Json) -> None:
         """The refund (0.5, with its forbidden actions), a public reply (0.25), the ticket solved (0.25)."""
         refund_checks(b, pair, 0.5)
-        public_reply_check(b, t["id"], 0.25)
+        public_reply_check(b, t["id"], 0.25, {"regex": money_rx(pair.amount)}, "gives the amount refunded")
         b.check(
             "ticket_solved",
             0.25,

@@ -15,6 +15,8 @@ from coworkenv.synth.generate.families.base import (
     Json,
     TaskBuilder,
     money,
+    money_rx,
+    text_with,
 )
 from coworkenv.synth.generate.families.names import Company
 from coworkenv.synth.generate.families.phrasing import Ask, compose
@@ -26,6 +28,9 @@ from coworkenv.synth.generate.families.seeds import (
     ticket,
 )
 from coworkenv.synth.generate.families.texts import PLANS
+
+_REFUSED = r"cannot|can'?t|unable|not (?:be )?(?:able|eligible|refund)|outside|polic|declin|won'?t|will not|no refund"
+"""Words that tell the customer a charge is not refunded."""
 
 
 @dataclass
@@ -165,7 +170,10 @@ class RefundOutsidePolicy(Family):
                     "where": {"charge": case.recent["id"]},
                 },
             )
-        public_reply_check(b, case.ticket["id"], 0.2 if case.both else 0.4)
+        refused = text_with(money_rx(case.old["amount"]), _REFUSED)
+        public_reply_check(
+            b, case.ticket["id"], 0.2 if case.both else 0.4, refused, "says which charge is not refunded"
+        )
         b.check(
             "says_refused",
             0.35 if case.both else 0.6,

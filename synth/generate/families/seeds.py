@@ -190,17 +190,18 @@ def comment(b: TaskBuilder, ticket_id: str, author: str | None, body: str, creat
     return b.add("tickets", "comments", {**record, "public": public, "created_at": created})
 
 
-def public_reply_check(b: TaskBuilder, ticket_id: str, weight: float) -> None:
-    """The check ``customer_told``: the customer gets a public reply on the ticket during the run."""
+def public_reply_check(b: TaskBuilder, ticket_id: str, weight: float, says: Json, what: str) -> None:
+    """The check ``customer_told``: the customer gets a public reply on the ticket during the run, whose body
+    matches ``says`` (``what`` it tells, in words): a reply of "Hi." tells the customer nothing."""
     b.check(
         "customer_told",
         weight,
-        "The customer gets a public reply on the ticket.",
+        f"The customer gets a public reply on the ticket that {what}.",
         {
             "kind": "record_exists",
             "service": "tickets",
             "table": "comments",
-            "where": {"ticket_id": ticket_id, "public": True, "created_at": {"gte": b.now_iso}},
+            "where": {"ticket_id": ticket_id, "public": True, "created_at": {"gte": b.now_iso}, "body": says},
         },
     )
 
