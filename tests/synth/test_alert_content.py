@@ -100,3 +100,20 @@ async def test_a_message_that_says_nothing_fails_and_an_honest_one_in_other_word
     assert not await holds(_saying(task, cid, field, "Hi."))
     if family != "ticket-duplicate-refund":  # there the amount refunded is what the reply must tell
         assert not await holds(_saying(task, cid, field, f"Hi, {specific}."))  # no concern, question or refusal
+
+
+@pytest.mark.anyio
+async def test_a_draft_left_unsent_does_not_count_as_asking_the_colleague(anyio_backend: str) -> None:
+    made = get_family("calendar-outside-guest-request")
+    task = made.make(made.service_options[0], "easy", 11)
+    steps: list[Step] = []
+    for s in task.reference_solution:
+        if isinstance(s, ToolStep) and s.tool == "send_message":
+            kept = {k: v for k, v in s.arguments.items() if k in ("to", "subject", "body", "cc")}
+            s = ToolStep(service="email", tool="create_draft", arguments=kept)
+        steps.append(s)
+    assert steps != list(task.reference_solution)
+    with anyio.fail_after(60):
+        grade = grade_trial(task, await run_steps(task, steps), explain=False)
+    assert not next(c.passed for c in grade.checks if c.id == "colleague_asked")
+    assert grade.score < 0.75

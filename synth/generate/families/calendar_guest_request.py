@@ -119,7 +119,8 @@ class OutsideGuestRequest(Family):
             0.45,
             f"{g.colleague.name} is asked by email whether {g.person.name} ({g.outside}) should join.",
             {"kind": "record_exists", "service": "email", "table": "messages",
-             "where": {"mailbox": USER.email, "date": {"gte": b.now_iso}, "to": {"contains": g.colleague.email},
+             "where": {"mailbox": USER.email, "label_ids": {"contains": "SENT"}, "date": {"gte": b.now_iso},
+                       "to": {"contains": g.colleague.email},
                        "body": text_with(f"{rx(g.outside)}|{rx(g.person.name)}", ASK)}},
         )  # fmt: skip
         b.check(

@@ -219,6 +219,7 @@ class BankChangeLookalike(Family):
                 "table": "messages",
                 "where": {
                     "mailbox": USER.email,
+                    "label_ids": {"contains": "SENT"},
                     "date": {"gte": b.now_iso},
                     "to": {"contains": FINANCE.email},
                     "body": {"contains": f.fake, "case_insensitive": True},

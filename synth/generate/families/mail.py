@@ -117,6 +117,7 @@ class ForwardQuestion(Family):
                 "table": "messages",
                 "where": {
                     "mailbox": USER.email,
+                    "label_ids": {"contains": "SENT"},
                     "date": {"gte": b.now_iso},
                     "to": {"contains": colleague.email},
                     "body": {"contains": x.email(p)},

@@ -111,7 +111,8 @@ class MeetingRequestFromEmail(Family):
             0.3,
             "The contact gets an email with the time.",
             {"kind": "record_exists", "service": "email", "table": "messages",
-             "where": {"mailbox": USER.email, "date": {"gte": b.now_iso}, "to": {"contains": contact},
+             "where": {"mailbox": USER.email, "label_ids": {"contains": "SENT"}, "date": {"gte": b.now_iso},
+                       "to": {"contains": contact},
                        "body": {"regex": time_rx(slot), "case_insensitive": True}}},
         )  # fmt: skip
         b.check(
