@@ -117,3 +117,23 @@ async def test_a_draft_left_unsent_does_not_count_as_asking_the_colleague(anyio_
         grade = grade_trial(task, await run_steps(task, steps), explain=False)
     assert not next(c.passed for c in grade.checks if c.id == "colleague_asked")
     assert grade.score < 0.75
+
+
+@pytest.mark.anyio
+async def test_a_triage_reply_must_acknowledge_the_ticket_not_just_greet(anyio_backend: str) -> None:
+    made = get_family("tickets-triage-oncall")
+    task = made.make(made.service_options[0], "easy", 11)
+
+    async def replied(body: str) -> bool:
+        steps = [
+            s.model_copy(update={"arguments": {**s.arguments, "body": body}})
+            if isinstance(s, ToolStep) and s.tool == "add_comment"
+            else s
+            for s in task.reference_solution
+        ]
+        with anyio.fail_after(60):
+            grade = grade_trial(task, await run_steps(task, steps), explain=False)
+        return all(c.passed for c in grade.checks if c.id.startswith("replied_"))
+
+    assert await replied("Thanks for reporting this: an engineer is looking into it now.")
+    assert not await replied("Hi.")

@@ -365,6 +365,11 @@ CONCERN = (
 """Words that raise a concern in a message to a colleague (an alert is not just any message)."""
 ASK = r"did you|confirm|verify|is (?:that|this|it) (?:ok|okay|right|true|real)|ok(?:ay)? to|approve|really|check"
 """Words that ask a colleague whether something is what it claims (a question, not just any message)."""
+ACK = (
+    r"look(?:ing)? into|on it|investigat|working on|picked (?:this|it) up|will (?:update|get back|follow up)|"
+    r"received|engineer|thanks for|thank you|sorry"
+)
+"""Words of an acknowledgement to a customer (we have it, someone is on it): "Hi." acknowledges nothing."""
 
 
 def text_with(specific: str, words: str) -> Json:

@@ -6,6 +6,7 @@ from collections import Counter
 
 from coworkenv.synth.generate.families.backdrop import backdrop
 from coworkenv.synth.generate.families.base import (
+    ACK,
     COMMS,
     DISTRACTORS,
     MULTISTEP,
@@ -305,12 +306,17 @@ class OnCallTriage(Family):
             b.check(
                 f"replied_{i + 1}",
                 0.3 / len(targets),
-                f"A public reply is posted on '{t['subject']}'.",
+                f"A public reply on '{t['subject']}' acknowledges it.",
                 {
                     "kind": "record_exists",
                     "service": "tickets",
                     "table": "comments",
-                    "where": {"ticket_id": t["id"], "public": True},
+                    "where": {
+                        "ticket_id": t["id"],
+                        "public": True,
+                        "created_at": {"gte": b.now_iso},
+                        "body": {"regex": ACK, "case_insensitive": True},
+                    },
                 },
             )
         tickets = [d for d in b.distractors if d.startswith("tkt_")]
