@@ -7,7 +7,8 @@ that names the right one by naming them all. The ``said_choice`` check reads the
 (the one before it on a tie), together with the candidates listed with that one ("Acme and Globex have the most":
 both). The check passes when the cue is said of the answer and of no other candidate: "Acme has the most stale
 tickets (3), Globex has 1" names Acme; "Acme, Globex and Initech lead" and a sentence per candidate fail. A cue
-word with no candidate in its sentence is said of nobody.
+word with no candidate in its sentence is said of nobody, and so is one with a negation between it and its
+candidate ("Globex does not have the most").
 
 Like every said check it reads the capped reply (:mod:`.said`); the cue is a bounded pattern
 (:mod:`.regex_bounds`) and the candidates are literal names, so its cost is bounded by the cap.
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;\n]")
 _LISTED = re.compile(r"\s*(?:,\s*)?(?:(?:and|or|&|/|plus|as well as|together with)\s*)?(?:both\s+)?", re.IGNORECASE)
 """What may stand between two candidates of one list: a comma, "and", "or", "&", "/" (nothing else)."""
+_NEGATION = re.compile(r"\b(?:not|no|never|nor)\b|n't\b", re.IGNORECASE)
 
 
 def _name_pattern(name: str) -> str:
@@ -76,7 +78,10 @@ def chosen(text: str, cue: str, candidates: Sequence[str], case_insensitive: boo
                 for start, end, _ in mentions
             ]
             k = min(range(len(mentions)), key=lambda i: distance[i])
-            found |= _listed_with(mentions, k, sentence)
+            start, end, _ = mentions[k]
+            between = sentence[end : c.start()] if end <= c.start() else sentence[c.end() : start]
+            if _NEGATION.search(between) is None:  # "Globex doesn't have the most": said of nobody
+                found |= _listed_with(mentions, k, sentence)
     return {names[i] for i in found}
 
 

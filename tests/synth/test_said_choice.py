@@ -30,6 +30,8 @@ NAMES = ["Acme Robotics", "Globex Health", "Initech Labs"]
         ("Acme Robotics, with three tickets, leads.", True),
         ("Escalated tkt_1 (Globex Health) and tkt_2 (Acme Robotics). Acme Robotics has the most of them.", True),
         ("acme   robotics is the busiest", True),
+        ("Globex Health doesn't have the most; Acme Robotics has the most.", True),
+        ("Acme Robotics does not have the most.", False),
         ("Acme Robotics has the most. Globex Health has the most. Initech Labs has the most.", False),
         ("Acme Robotics and Globex Health have the most.", False),
         ("Most tickets: Acme Robotics, Globex Health, Initech Labs.", False),
