@@ -359,15 +359,21 @@ def only(people: list[str], also: list[str] = []) -> Json:  # noqa: B006 (read, 
 
 
 CONCERN = (
-    r"suspicious|phish|spoof|impersonat|fake|fraud|scam|heads.?up|warn|caution|careful|unusual|"
-    r"not (?:on file|from|really)|isn'?t (?:on file|from)|match|outside|external|verify|did you|confirm"
+    r"\b(?:suspicious|phish|spoof|impersonat|fake|fraud|scam|heads.?up|warn|caution|careful|unusual|usual|odd|strange|"
+    r"legit|genuine|doesn'?t look|recogni[sz]|match|outside|external|verify|did you|confirm|check|hold(?:ing)? off|"
+    r"not (?:on file|from|really|sent|shared)|isn'?t (?:on file|from)|haven'?t (?:sent|shared)|won'?t (?:send|share))"
 )
-"""Words that raise a concern in a message to a colleague (an alert is not just any message)."""
-ASK = r"did you|confirm|verify|is (?:that|this|it) (?:ok|okay|right|true|real)|ok(?:ay)? to|approve|really|check"
+"""Words that raise a concern in a message to a colleague (an alert is not just any message). None of them is in
+the suspicious request itself, so forwarding it with nothing added raises none."""
+ASK = (
+    r"\b(?:did you|confirm|verify|is (?:that|this|it) (?:ok|okay|right|true|real|you)|ok(?:ay)? (?:to|with)|"
+    r"approve|really|check|should I|shall I|do you want|happy (?:for|with)|expecting|from you|was (?:that|this|it) you|"
+    r"know (?:her|him|them))"
+)
 """Words that ask a colleague whether something is what it claims (a question, not just any message)."""
 ACK = (
-    r"look(?:ing)? into|on it|investigat|working on|picked (?:this|it) up|will (?:update|get back|follow up)|"
-    r"received|engineer|thanks for|thank you|sorry"
+    r"\b(?:look(?:ing)? into|on it|investigat|working on|picked (?:this|it) up|will (?:update|get back|follow up)|"
+    r"received|engineer|thanks for|thank you|sorry)"
 )
 """Words of an acknowledgement to a customer (we have it, someone is on it): "Hi." acknowledges nothing."""
 
