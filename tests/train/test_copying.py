@@ -206,6 +206,45 @@ def test_the_copy_weighted_loss_with_every_weight_one_is_the_models_own_loss(tin
     assert torch.allclose(ours, theirs, atol=1e-4), (float(ours), float(theirs))
 
 
+def test_with_a_value_batch_each_training_step_adds_the_loss_of_copied_value_examples(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    import torch
+    from trl import SFTTrainer
+
+    from coworkenv.train.options import SFTOptions
+    from coworkenv.train.sft import build_trainer, copy_weighted
+
+    data = write_jsonl(tmp_path / "demos.jsonl", n=2)
+    options = SFTOptions(
+        data=str(data), model=str(tiny_model), out=str(tmp_path / "o"), full=True, max_steps=1, batch_size=2,
+        grad_accum=1, max_length=1024, value_batch=3,
+    )  # fmt: skip
+    trainer = build_trainer(options)
+    batch = next(iter(trainer.get_train_dataloader()))
+    with torch.no_grad():
+        trainer.model.train()
+        joint = trainer.compute_loss(trainer.model, batch)
+        trainer.model.eval()  # outside training (an evaluation) the value examples are not drawn
+        alone = trainer.compute_loss(trainer.model, batch)
+        trainer.__class__ = copy_weighted(SFTTrainer, 1.0)
+        trainer.model.train()
+        plain = trainer.compute_loss(trainer.model, batch)
+    assert torch.allclose(alone, plain, atol=1e-4) and float(joint) > float(plain) + 0.5  # a random model: ~8 a value token
+
+
+def test_sft_trains_with_a_value_batch_and_refuses_a_negative_one(tiny_model: Path, tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "demos.jsonl", n=2)
+    args = ["sft", "--data", str(data), "--model", str(tiny_model), "--out", str(tmp_path / "o"), "--full"]
+    fast = ["--max-steps", "2", "--batch-size", "1", "--grad-accum", "1", "--max-length", "1024"]
+    result = CliRunner().invoke(train_group, [*args, *fast, "--value-batch", "2", "--value-tokens", "300"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "o" / "coworkenv_sft.json").read_text())
+    assert summary["options"]["value_batch"] == 2 and summary["options"]["value_tokens"] == 300
+    result = CliRunner().invoke(train_group, [*args, *fast, "--value-batch", "-1"])
+    assert result.exit_code != 0 and "value_batch must be 0 or more" in result.output
+
+
 def test_the_warm_ups_loss_is_the_model_s_own_loss_with_the_output_layer_run_only_where_labelled(
     tiny_model: Path,
 ) -> None:
