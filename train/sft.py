@@ -157,7 +157,8 @@ def copy_weighted(
 
     import torch
 
-    from coworkenv.train.copying import copy_weights, labelled_loss, value_batch as draw_values
+    from coworkenv.train.copying import copy_weights, labelled_loss
+    from coworkenv.train.copying import value_batch as draw_values
 
     rng = random.Random(0)
 

@@ -230,7 +230,9 @@ def test_with_a_value_batch_each_training_step_adds_the_loss_of_copied_value_exa
         trainer.__class__ = copy_weighted(SFTTrainer, 1.0)
         trainer.model.train()
         plain = trainer.compute_loss(trainer.model, batch)
-    assert torch.allclose(alone, plain, atol=1e-4) and float(joint) > float(plain) + 0.5  # a random model: ~8 a value token
+    assert (
+        torch.allclose(alone, plain, atol=1e-4) and float(joint) > float(plain) + 0.5
+    )  # a random model: ~8 a value token
 
 
 def test_sft_trains_with_a_value_batch_and_refuses_a_negative_one(tiny_model: Path, tmp_path: Path) -> None:
