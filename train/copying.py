@@ -30,7 +30,10 @@ name it should copy). Warm-ups run on a saved model before SFT, each saving it i
 SFT afterwards, with every assistant token alike, undoes the value warm-up within 50 steps while it learns the
 format (name copied 30/30 -> 0/30, still 0/30 at 150 steps). :func:`copy_weights` gives SFT the weights that
 keep it (``train sft --copy-weight``): with the copied values' tokens at 20, the name stayed copied (24/30 at
-50 steps, 30/30 at 250) while the format was learnt.
+50 steps, 30/30 at 250) while the format was learnt. ``train sft --value-batch`` trains the value objective jointly
+instead (each SFT step adds a batch of value examples): measured in the learning bench (value warm-up 250 steps
+at 700 tokens, then 900 joint steps with 8 value examples a step), whole ticket ids went 25 % -> 52 % teacher-forced
+across SFT (kept, not undone), user ids stayed at 0 %, and the tool-call JSON was still broken after 900 steps.
 """
 
 from __future__ import annotations
