@@ -165,6 +165,16 @@ Several GPUs: accelerate launch --num_processes N "$(which coworkenv)" train sft
     help="Loss weight of the tool-call values the demonstrations copy from their context (names, ids); "
     f"keeps a model trained from scratch copying instead of guessing.  [default: {_SFT.copy_weight}]",
 )
+@click.option(
+    "--value-batch",
+    type=int,
+    help="Each step also trains this many examples whose loss is only on the values they copy into a tool call "
+    "(the conversation without its system prompt, up to --value-tokens): the copy objective trained jointly with "
+    f"the demonstrations.  [default: {_SFT.value_batch}: none]",
+)
+@click.option(
+    "--value-tokens", type=int, help=f"--value-batch: an example's length in tokens.  [default: {_SFT.value_tokens}]"
+)
 @click.option("--bf16/--no-bf16", default=None, help="bf16 training.  [default: on with a GPU, off on CPU]")
 @click.option(
     "--gradient-checkpointing/--no-gradient-checkpointing",

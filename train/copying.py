@@ -30,7 +30,10 @@ name it should copy). Warm-ups run on a saved model before SFT, each saving it i
 SFT afterwards, with every assistant token alike, undoes the value warm-up within 50 steps while it learns the
 format (name copied 30/30 -> 0/30, still 0/30 at 150 steps). :func:`copy_weights` gives SFT the weights that
 keep it (``train sft --copy-weight``): with the copied values' tokens at 20, the name stayed copied (24/30 at
-50 steps, 30/30 at 250) while the format was learnt.
+50 steps, 30/30 at 250) while the format was learnt. ``train sft --value-batch`` trains the value objective jointly
+instead (each SFT step adds a batch of value examples): measured in the learning bench (value warm-up 250 steps
+at 700 tokens, then 900 joint steps with 8 value examples a step), whole ticket ids went 25 % -> 52 % teacher-forced
+across SFT (kept, not undone), user ids stayed at 0 %, and the tool-call JSON was still broken after 900 steps.
 """
 
 from __future__ import annotations
@@ -223,6 +226,22 @@ def value_examples(
     return examples
 
 
+def value_batch(
+    examples: list[tuple[list[int], list[int]]], rng: random.Random, batch: int, pad: int
+) -> dict[str, Any]:
+    """``batch`` of :func:`value_examples` drawn at random, padded: the model's keyword arguments (input ids,
+    labels, attention mask) for :func:`labelled_loss`."""
+    import torch
+
+    picked = [rng.choice(examples) for _ in range(batch)]
+    width = max(len(ids) for ids, _ in picked)
+    return {
+        "input_ids": torch.tensor([ids + [pad] * (width - len(ids)) for ids, _ in picked]),
+        "labels": torch.tensor([labels + [_NO_LOSS] * (width - len(labels)) for _, labels in picked]),
+        "attention_mask": torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids, _ in picked]),
+    }
+
+
 def train_copying_values(
     folder: str | Path,
     data: str | Path,
@@ -237,7 +256,6 @@ def train_copying_values(
     ``data`` (up to ``max_tokens`` each, longer ones cut to a ``window`` or left out; ``batch`` drawn at
     random each step) and save it back, with its losses under ``values`` (``windows`` with ``window``) in
     ``coworkenv_copying.json``."""
-    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from coworkenv.train.data import read_chat_jsonl
@@ -254,17 +272,7 @@ def train_copying_values(
         )
     rng = random.Random(seed)
     pad = tokenizer.pad_token_id
-
-    def batches() -> dict[str, Any]:
-        picked = [rng.choice(examples) for _ in range(batch)]
-        width = max(len(ids) for ids, _ in picked)
-        return {
-            "input_ids": torch.tensor([ids + [pad] * (width - len(ids)) for ids, _ in picked]),
-            "labels": torch.tensor([labels + [_NO_LOSS] * (width - len(labels)) for _, labels in picked]),
-            "attention_mask": torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids, _ in picked]),
-        }
-
-    losses, seconds = _train(model, batches, steps, lr, seed)
+    losses, seconds = _train(model, lambda: value_batch(examples, rng, batch, pad), steps, lr, seed)
     result = CopyingResult(steps=steps, losses=losses, seconds=seconds)
     settings = {"data": str(data), "examples": len(examples), "batch": batch, "lr": lr, "max_tokens": max_tokens}
     settings["window"] = window

@@ -57,10 +57,17 @@ class SFTOptions(LoraOptions):
     full: bool = False  # full fine-tuning (every weight; a model trained from scratch) instead of LoRA adapters
     warmup_steps: int = 0  # the learning rate rises linearly over these first steps
     copy_weight: float = 1.0  # loss weight of tool-call values copied from the context (names, ids); 1: as the rest
+    value_batch: int = 0  # each step also trains this many copied-value examples (loss on the values only); 0: none
+    value_tokens: int = 700  # a value example's length: conversations (no system prompt) cut to their last tokens
 
     def __post_init__(self) -> None:
         if self.copy_weight <= 0:
             raise OptionsError(f"copy_weight must be positive, not {self.copy_weight}")
+        if self.value_batch < 0 or self.value_tokens < 16:
+            raise OptionsError(
+                f"value_batch must be 0 or more and value_tokens at least 16, not {self.value_batch}, "
+                f"{self.value_tokens}"
+            )
 
 
 T = TypeVar("T")

@@ -145,13 +145,22 @@ def lora_config(options: SFTOptions) -> Any:
     )
 
 
-def copy_weighted(base: type, weight: float) -> type:
+def copy_weighted(
+    base: type, weight: float, values: list[tuple[list[int], list[int]]] | None = None, value_batch: int = 0
+) -> type:
     """``base`` (trl's ``SFTTrainer``) with a loss that weighs the tokens of copied tool-call values ``weight``
     times the other trained tokens (:func:`coworkenv.train.copying.copy_weights`): the per-token cross-entropy,
-    weighted, over the weights' sum."""
+    weighted, over the weights' sum. With ``values`` (:func:`coworkenv.train.copying.value_examples`) and
+    ``value_batch``, each training step adds the loss of ``value_batch`` of them drawn at random (the loss only
+    on the values they copy): the copy objective trained jointly with the demonstrations, not before them."""
+    import random
+
     import torch
 
-    from coworkenv.train.copying import copy_weights
+    from coworkenv.train.copying import copy_weights, labelled_loss
+    from coworkenv.train.copying import value_batch as draw_values
+
+    rng = random.Random(0)
 
     class CopyWeightedSFTTrainer(base):
         def compute_loss(
@@ -167,6 +176,10 @@ def copy_weighted(base: type, weight: float) -> type:
                 logits.reshape(-1, logits.size(-1)), labels[:, 1:].reshape(-1).clamp(min=0), reduction="none"
             ).view_as(w)
             loss = (ce * w).sum() / w.sum().clamp(min=1.0)
+            if values and value_batch and model.training:
+                pad = self.processing_class.pad_token_id
+                batch = {k: v.to(ids.device) for k, v in draw_values(values, rng, value_batch, pad).items()}
+                loss = loss + labelled_loss(model, batch)
             return (loss, outputs) if return_outputs else loss
 
     return CopyWeightedSFTTrainer
@@ -181,7 +194,15 @@ def build_trainer(options: SFTOptions) -> Any:
     records = read_chat_jsonl(options.data)
     processing_class = load_processing_class(options)
     check_template(processing_class, has_tool_calls(records), options.model)
-    trainer_class = SFTTrainer if options.copy_weight == 1.0 else copy_weighted(SFTTrainer, options.copy_weight)
+    values = None
+    if options.value_batch:
+        from coworkenv.train.copying import value_examples
+
+        values = value_examples(records, processing_class, options.value_tokens, window=True)
+        if not values:
+            raise OptionsError(f"--value-batch: no demonstration of {options.data} copies a value into a tool call")
+    plain = options.copy_weight == 1.0 and not values
+    trainer_class = SFTTrainer if plain else copy_weighted(SFTTrainer, options.copy_weight, values, options.value_batch)
     return trainer_class(
         model=options.model,
         args=sft_config(options),

@@ -20,7 +20,9 @@
    Then full fine-tuning on the demonstrations (``train sft --full``, every assistant token, ``--warmup``
    steps of learning-rate warmup) with the copied values' tokens weighing ``--copy-weight`` (20) times the
    rest (``train sft --copy-weight``), which keeps the copying the warm-up taught while the format is learnt,
-   and the score again.
+   and the score again. ``--value-batch N`` (0 by default) trains the copy objective jointly instead of only
+   before: each SFT step adds the value loss of N examples (``train sft --value-batch``, conversations up to
+   ``--value-window`` tokens, so the turns that copy ticket and user ids from tool results are included).
 
 4. (``--grpo-steps``, 4 by default) GRPO from that checkpoint through the trl path (``train rl --engine trl``'s
    trainer, LoRA, ``--template compact`` read from the checkpoint) on training tasks, the held-out score again.
@@ -212,6 +214,18 @@ def parse() -> argparse.Namespace:
         "--copy-weight", type=float, default=20.0, help="SFT: loss weight of the values copied from the context."
     )
     parser.add_argument(
+        "--value-batch",
+        type=int,
+        default=0,
+        help="SFT: each step also trains this many copied-value examples (train sft --value-batch; 0: none).",
+    )
+    parser.add_argument(
+        "--value-window",
+        type=int,
+        default=700,
+        help="SFT --value-batch: an example's length (train sft --value-tokens).",
+    )
+    parser.add_argument(
         "--recoveries", type=float, default=0.15, help="Share of demonstrations with a recovery from a tool error."
     )
     parser.add_argument("--max-length", type=int, default=2048)
@@ -268,7 +282,7 @@ def main() -> None:
     options = SFTOptions(
         data=str(work / "demos.jsonl"), model=str(base), out=str(work / "sft"), full=True, max_steps=args.steps,
         lr=args.lr, batch_size=args.batch, grad_accum=1, max_length=args.max_length, warmup_steps=args.warmup,
-        copy_weight=args.copy_weight,
+        copy_weight=args.copy_weight, value_batch=args.value_batch, value_tokens=args.value_window,
         logging_steps=max(1, args.steps // 50),
     )  # fmt: skip
     t2 = time.perf_counter()

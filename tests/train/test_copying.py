@@ -167,19 +167,32 @@ def test_copy_weights_weigh_the_copied_values_of_a_training_example_and_nothing_
     assert all(w == 1.0 for w, label in zip(weights, labels, strict=True) if label != -100 and w != 5.0)
 
 
-def test_sft_with_a_copy_weight_trains_and_a_weight_that_is_not_positive_is_refused(
-    tiny_model: Path, tmp_path: Path
+@pytest.mark.parametrize(
+    ("given", "recorded", "refused", "bad"),
+    [
+        (["--copy-weight", "10", "--warmup-steps", "1"], {"copy_weight": 10, "warmup_steps": 1}, "--copy-weight", "0"),
+        (
+            ["--value-batch", "2", "--value-tokens", "300"],
+            {"value_batch": 2, "value_tokens": 300},
+            "--value-batch",
+            "-1",
+        ),
+    ],
+)
+def test_sft_trains_with_a_copy_weight_or_a_value_batch_and_refuses_a_bad_one(
+    tiny_model: Path, tmp_path: Path, given: list[str], recorded: dict[str, int], refused: str, bad: str
 ) -> None:
     data = write_jsonl(tmp_path / "demos.jsonl", n=2)
     args = ["sft", "--data", str(data), "--model", str(tiny_model), "--out", str(tmp_path / "o"), "--full"]
     fast = ["--max-steps", "2", "--batch-size", "2", "--grad-accum", "1", "--max-length", "1024"]
-    result = CliRunner().invoke(train_group, [*args, *fast, "--copy-weight", "10", "--warmup-steps", "1"])
+    result = CliRunner().invoke(train_group, [*args, *fast, *given])
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "o" / "coworkenv_sft.json").read_text())
-    assert summary["options"]["copy_weight"] == 10 and summary["options"]["warmup_steps"] == 1
+    assert {k: summary["options"][k] for k in recorded} == recorded
     assert len(summary["losses"]) == 2
-    result = CliRunner().invoke(train_group, [*args, *fast, "--copy-weight", "0"])
-    assert result.exit_code != 0 and "copy_weight must be positive" in result.output
+    result = CliRunner().invoke(train_group, [*args, *fast, refused, bad])
+    option = refused.removeprefix("--").replace("-", "_")
+    assert result.exit_code != 0 and option in result.output
 
 
 def test_the_copy_weighted_loss_with_every_weight_one_is_the_models_own_loss(tiny_model: Path, tmp_path: Path) -> None:
@@ -204,6 +217,35 @@ def test_the_copy_weighted_loss_with_every_weight_one_is_the_models_own_loss(tin
             input_ids=batch["input_ids"], attention_mask=batch.get("attention_mask"), labels=batch["labels"]
         ).loss
     assert torch.allclose(ours, theirs, atol=1e-4), (float(ours), float(theirs))
+
+
+def test_with_a_value_batch_each_training_step_adds_the_loss_of_copied_value_examples(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    import torch
+    from trl import SFTTrainer
+
+    from coworkenv.train.options import SFTOptions
+    from coworkenv.train.sft import build_trainer, copy_weighted
+
+    data = write_jsonl(tmp_path / "demos.jsonl", n=2)
+    options = SFTOptions(
+        data=str(data), model=str(tiny_model), out=str(tmp_path / "o"), full=True, max_steps=1, batch_size=2,
+        grad_accum=1, max_length=1024, value_batch=3,
+    )  # fmt: skip
+    trainer = build_trainer(options)
+    batch = next(iter(trainer.get_train_dataloader()))
+    with torch.no_grad():
+        trainer.model.train()
+        joint = trainer.compute_loss(trainer.model, batch)
+        trainer.model.eval()  # outside training (an evaluation) the value examples are not drawn
+        alone = trainer.compute_loss(trainer.model, batch)
+        trainer.__class__ = copy_weighted(SFTTrainer, 1.0)
+        trainer.model.train()
+        plain = trainer.compute_loss(trainer.model, batch)
+    assert (
+        torch.allclose(alone, plain, atol=1e-4) and float(joint) > float(plain) + 0.5
+    )  # a random model: ~8 a value token
 
 
 def test_the_warm_ups_loss_is_the_model_s_own_loss_with_the_output_layer_run_only_where_labelled(
