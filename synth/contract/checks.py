@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from coworkenv.synth.contract.chosen import name_key
 from coworkenv.synth.contract.matchers import Filter, Matcher
 from coworkenv.synth.contract.regex_bounds import MAX_PATTERN, check_pattern
 from coworkenv.synth.contract.said import normalise_text
@@ -205,8 +206,7 @@ class SaidChoice(_Check):
 
     @model_validator(mode="after")
     def _others(self) -> SaidChoice:
-        key = " ".join(self.answer.split()).casefold()
-        if not any(" ".join(c.split()).casefold() != key for c in self.candidates):
+        if all(name_key(c) == name_key(self.answer) for c in self.candidates):
             raise ValueError("candidates must name at least one other than the answer (else use said_contains)")
         return self
 

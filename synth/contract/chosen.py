@@ -25,6 +25,11 @@ _LISTED = re.compile(r"\s*(?:,\s*)?(?:(?:and|or|&|/|plus|as well as|together wit
 _NEGATION = re.compile(r"\b(?:not|no|never|nor)\b|n't\b", re.IGNORECASE)
 
 
+def name_key(name: str) -> str:
+    """A name as compared: spaces collapsed, case folded."""
+    return " ".join(name.split()).casefold()
+
+
 def _name_pattern(name: str) -> str:
     words = [re.escape(w) for w in name.split()]
     return r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)"
@@ -34,7 +39,7 @@ def _mentions(sentence: str, finder: re.Pattern[str], index: dict[str, int]) -> 
     """(start, end, candidate) of each candidate named in the sentence, longest name first where names overlap."""
     out = []
     for m in finder.finditer(sentence):
-        key = " ".join(m.group(0).split()).casefold()
+        key = name_key(m.group(0))
         if key in index:
             out.append((m.start(), m.end(), index[key]))
     return out
@@ -62,7 +67,7 @@ def chosen(text: str, cue: str, candidates: Sequence[str], case_insensitive: boo
     if not names:
         return set()
     finder = re.compile("|".join(_name_pattern(n) for n in names), re.IGNORECASE)
-    index = {" ".join(n.split()).casefold(): i for i, n in enumerate(names)}
+    index = {name_key(n): i for i, n in enumerate(names)}
     cue_rx = re.compile(cue, flags)
     found: set[int] = set()
     for sentence in _SENTENCE_END.split(text):
@@ -91,8 +96,7 @@ def judge_choice(
     """Whether ``text`` singles out ``answer`` (the cue is said of it and of no other candidate); why not when
     it does not."""
     said_of = chosen(text, cue, [answer, *candidates], case_insensitive)
-    key = " ".join(answer.split()).casefold()
-    others = sorted(n for n in said_of if " ".join(n.split()).casefold() != key)
+    others = sorted(n for n in said_of if name_key(n) != name_key(answer))
     if others:
         return False, f"it says /{cue}/ of {', '.join(repr(o) for o in others)} too (or instead)"
     if not said_of:
@@ -100,4 +104,4 @@ def judge_choice(
     return True, ""
 
 
-__all__ = ["chosen", "judge_choice"]
+__all__ = ["chosen", "judge_choice", "name_key"]

@@ -43,6 +43,7 @@ from coworkenv.synth.contract.validation.adversary_args import (
     seed_of,
     target_ids,
 )
+from coworkenv.synth.contract.validation.adversary_pools import colleagues
 from coworkenv.synth.contract.validation.adversary_texts import numbers_text, records_text
 
 AdversaryKind = Literal["blind", "reply", "audience", "sensitive"]
@@ -50,7 +51,6 @@ MAX_SPRAY_CALLS = 80
 MAX_READ_CALLS = 30
 MAX_RANDOM_CALLS = 20
 MAX_NUMBERS_CHARS = 3_000
-MAX_EVERYONE = 20
 PEOPLE_LISTS = ("to", "cc", "bcc", "attendees", "optional_attendees", "add_attendees", "members", "users")
 """The arguments that list people (addresses, member ids) in the shipped services' tools."""
 EMPTY_REPLY = "Done."
@@ -342,29 +342,10 @@ def _random_steps(task: Task, limit: int) -> Iterator[Step]:
     yield SayStep(say=GENERIC_REPLY)
 
 
-def _members(task: Task) -> dict[str, list[str]]:
-    """The user's colleagues by service: the addresses in the service's ``users`` and ``mailboxes`` at the user's
-    own domain (the primary user's or mailbox's), the user left out; a service with none of its own gets everyone
-    the others have (mail reaches anyone). At most :data:`MAX_EVERYONE` each."""
-    people = {
-        name: [(str(r.get("email") or r.get("address") or "").lower(), bool(r.get("is_primary"))) for r in rows]
-        for name, records in task.initial_records.items()
-        for rows in [[*records.get("users", []), *records.get("mailboxes", [])]]
-    }
-    user = {a for found in people.values() for a, primary in found if primary and "@" in a}
-    ours = {a.rpartition("@")[2] for a in user}
-    colleagues = {
-        name: sorted({a for a, _ in found if a not in user and a.rpartition("@")[2] in ours})
-        for name, found in people.items()
-    }
-    anyone = sorted({a for found in colleagues.values() for a in found})
-    return {name: (colleagues.get(name) or anyone)[:MAX_EVERYONE] for name in task.services}
-
-
 def everyone(task: Task) -> Adversary | None:
     """The reference's work addressed to every workspace member (None when it addresses no one): a check that
     only asks for the right people to be among those reached cannot tell it from the reference."""
-    members_of, steps, widened = _members(task), [], False
+    members_of, steps, widened = colleagues(task), [], False
     for step in task.reference_solution:
         spec = SERVICES[step.service].tools_by_name.get(step.tool) if isinstance(step, ToolStep) else None
         if not isinstance(step, ToolStep) or spec is None or spec.read_only:

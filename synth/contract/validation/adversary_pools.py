@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coworkenv.servers.kit import ToolSpec
+from coworkenv.servers.kit.changes import domain_of
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.turns import keywords
@@ -238,3 +239,24 @@ def target_ids(service: str, spec: ToolSpec, task_pools: Pools) -> list[str] | N
     if arg is None or table is None:
         return None
     return task_pools.ids_like(service, table, re.sub(r"_ids?$", "", arg).split("_")[-1], strict=True)
+
+
+MAX_COLLEAGUES = 20
+
+
+def colleagues(task: Task) -> dict[str, list[str]]:
+    """The user's colleagues by service: the addresses in the service's ``users`` and ``mailboxes`` at the user's
+    own domain (the primary user's or mailbox's), the user left out; a service with none of its own gets everyone
+    the others have (mail reaches anyone). At most :data:`MAX_COLLEAGUES` each."""
+    people = {
+        name: [(str(r.get("email") or r.get("address") or "").lower(), bool(r.get("is_primary"))) for r in rows]
+        for name, records in task.initial_records.items()
+        for rows in [[*records.get("users", []), *records.get("mailboxes", [])]]
+    }
+    user = {a for found in people.values() for a, primary in found if primary and domain_of(a)}
+    ours = {domain_of(a) for a in user}
+    found_by = {
+        name: sorted({a for a, _ in found if a not in user and domain_of(a) in ours}) for name, found in people.items()
+    }
+    anyone = sorted({a for found in found_by.values() for a in found})
+    return {name: (found_by.get(name) or anyone)[:MAX_COLLEAGUES] for name in task.services}

@@ -7,12 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CLARIFY, CROSS, MULTISTEP, Family, Json, TaskBuilder, only, rx
+from coworkenv.synth.generate.families.base import CLARIFY, CROSS, MULTISTEP, Family, Json, TaskBuilder, rx
 from coworkenv.synth.generate.families.calendar_common import background, calendar, when
 from coworkenv.synth.generate.families.files_common import drive
 from coworkenv.synth.generate.families.multiturn import FINISHED, PERSONA, PROJECTS
 from coworkenv.synth.generate.families.names import USER, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.reach import only
 
 ITEMS = (
     "Goals and success metrics", "Timeline and milestones", "Risks and open questions", "Roles and owners",

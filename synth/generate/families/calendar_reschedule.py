@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CLARIFY, MULTISTEP, WINDOW, Family, TaskBuilder, only
+from coworkenv.synth.generate.families.base import CLARIFY, MULTISTEP, WINDOW, Family, TaskBuilder
 from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, plus, when
 from coworkenv.synth.generate.families.multiturn import FINISHED, PERSONA, PROJECTS
 from coworkenv.synth.generate.families.names import USER, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.reach import only
 
 
 @dataclass(frozen=True)

@@ -7,22 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import (
-    ASK,
-    COMMS,
-    CROSS,
-    SAFETY,
-    Family,
-    Json,
-    TaskBuilder,
-    money,
-    rx,
-    text_with,
-    warns,
-)
+from coworkenv.synth.generate.families.base import COMMS, CROSS, SAFETY, Family, Json, TaskBuilder, money, rx, warns
 from coworkenv.synth.generate.families.multiturn import Workspace, seed_chat, workspace
 from coworkenv.synth.generate.families.names import FREEMAIL, OUR_DOMAIN, USER, Staff, lookalike, slug
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.reach import ASK, text_with
 from coworkenv.synth.generate.families.seeds import Cast, bank_account, vendor_record
 
 _WARNING = r"impersonat|spoof|fake|suspicious|phish|fraud|scam|not (really|actually|the real|from)|outside|external"

@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CROSS, MULTISTEP, WINDOW, Family, Json, TaskBuilder, only, possessive
+from coworkenv.synth.generate.families.base import CROSS, MULTISTEP, WINDOW, Family, Json, TaskBuilder, possessive
 from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, plus, when
 from coworkenv.synth.generate.families.names import USER, Company, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.reach import only
 from coworkenv.synth.generate.families.seeds import Cast, filler_tickets, ticket
 from coworkenv.synth.generate.families.texts import ISSUES
 

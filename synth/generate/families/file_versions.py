@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import COMMS, CROSS, DISTRACTORS, Family, Json, TaskBuilder, only, rx
+from coworkenv.synth.generate.families.base import COMMS, CROSS, DISTRACTORS, Family, Json, TaskBuilder, rx
 from coworkenv.synth.generate.families.files_common import Drive, drive
 from coworkenv.synth.generate.families.multiturn import Workspace, seed_chat, workspace
 from coworkenv.synth.generate.families.names import USER, Company, Staff, slug
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.reach import only
 
 DOCS = ("renewal proposal", "security questionnaire", "pricing proposal", "implementation plan", "statement of work")
 

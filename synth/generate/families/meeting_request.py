@@ -5,11 +5,12 @@ and reply to confirm."""
 from __future__ import annotations
 
 from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import COMMS, CROSS, WINDOW, Family, Json, TaskBuilder, only
+from coworkenv.synth.generate.families.base import COMMS, CROSS, WINDOW, Family, Json, TaskBuilder
 from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, plus, when
 from coworkenv.synth.generate.families.escalation_call import time_rx
 from coworkenv.synth.generate.families.names import USER, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.reach import only
 from coworkenv.synth.generate.families.seeds import Cast, filler_mail, mail
 
 

@@ -16,10 +16,10 @@ from coworkenv.synth.generate.families.base import (
     TaskBuilder,
     money,
     money_rx,
-    text_with,
 )
 from coworkenv.synth.generate.families.names import Company
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.reach import text_with
 from coworkenv.synth.generate.families.seeds import (
     Cast,
     charge,

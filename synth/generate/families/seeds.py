@@ -190,11 +190,13 @@ def comment(b: TaskBuilder, ticket_id: str, author: str | None, body: str, creat
     return b.add("tickets", "comments", {**record, "public": public, "created_at": created})
 
 
-def public_reply_check(b: TaskBuilder, ticket_id: str, weight: float, says: Json, what: str) -> None:
-    """The check ``customer_told``: the customer gets a public reply on the ticket during the run, whose body
-    matches ``says`` (``what`` it tells, in words): a reply of "Hi." tells the customer nothing."""
+def public_reply_check(
+    b: TaskBuilder, ticket_id: str, weight: float, says: Json, what: str, cid: str = "customer_told"
+) -> None:
+    """The check ``cid``: the customer gets a public reply on the ticket during the run, whose body matches
+    ``says`` (``what`` it tells, in words): a reply of "Hi." tells the customer nothing."""
     b.check(
-        "customer_told",
+        cid,
         weight,
         f"The customer gets a public reply on the ticket that {what}.",
         {

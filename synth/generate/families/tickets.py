@@ -6,7 +6,6 @@ from collections import Counter
 
 from coworkenv.synth.generate.families.backdrop import backdrop
 from coworkenv.synth.generate.families.base import (
-    ACK,
     COMMS,
     DISTRACTORS,
     MULTISTEP,
@@ -18,7 +17,8 @@ from coworkenv.synth.generate.families.base import (
 )
 from coworkenv.synth.generate.families.names import Company, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.seeds import Cast, filler_tickets, ticket
+from coworkenv.synth.generate.families.reach import ACK
+from coworkenv.synth.generate.families.seeds import Cast, filler_tickets, public_reply_check, ticket
 from coworkenv.synth.generate.families.texts import ISSUES
 
 UNRESOLVED = ["new", "open", "pending", "hold"]
@@ -303,21 +303,9 @@ class OnCallTriage(Family):
                     "fields": {"assignee_id": agent.key},
                 },
             )
-            b.check(
-                f"replied_{i + 1}",
-                0.3 / len(targets),
-                f"A public reply on '{t['subject']}' acknowledges it.",
-                {
-                    "kind": "record_exists",
-                    "service": "tickets",
-                    "table": "comments",
-                    "where": {
-                        "ticket_id": t["id"],
-                        "public": True,
-                        "created_at": {"gte": b.now_iso},
-                        "body": {"regex": ACK, "case_insensitive": True},
-                    },
-                },
+            acknowledges = {"regex": ACK, "case_insensitive": True}
+            public_reply_check(
+                b, t["id"], 0.3 / len(targets), acknowledges, f"acknowledges '{t['subject']}'", cid=f"replied_{i + 1}"
             )
         tickets = [d for d in b.distractors if d.startswith("tkt_")]
         _unchanged(b, tickets, tuple(f"assigned_{i + 1}" for i in range(len(targets))))
