@@ -151,7 +151,7 @@ class _Explainer:
         for c in self.task.completion_checks:
             chk = c.check
             if isinstance(chk, RecordFields) and (chk.service, chk.table, chk.id) == (ch.service, ch.table, ch.id):
-                out |= {path.split(".")[0] for path in chk.fields}
+                out |= {path.split(".")[0] for paths in chk.fields for path in paths.split("|")}
         return out
 
     def _wanted_by(self, ch: Change) -> list[int]:

@@ -135,7 +135,16 @@ def as_matcher(expected: Any) -> Matcher:
 
 # ---------------------------------------------------------------------------------------------- paths
 def get_path(obj: Any, path: str) -> tuple[bool, Any]:
-    """Read a dotted path; returns (present, value). A name applied to a list gathers from each element."""
+    """Read a dotted path; returns (present, value). A name applied to a list gathers from each element.
+
+    Paths joined by ``|`` (``"subject|body"``) read the text of each present one, a line each: a regex on
+    it holds when any of those fields says it (where what is said may go in either, e.g. an activity's summary
+    or its details)."""
+    if "|" in path:
+        found = [value for present, value in (get_path(obj, p) for p in path.split("|")) if present]
+        if not found:
+            return False, None
+        return True, "\n".join("" if v is None else v if isinstance(v, str) else json.dumps(v) for v in found)
     if path == "":
         return True, obj
     current: Any = obj

@@ -31,7 +31,10 @@ def not_in_task(name: str, where: str) -> Diagnostic:
 
 
 def _field_exists(model: type[BaseModel], path: str) -> bool:
-    """Does a dotted path name a field of the model (descending into nested models; lists are transparent)?"""
+    """Does a dotted path name a field of the model (descending into nested models; lists are transparent)?
+    Paths joined by ``|``: each of them."""
+    if "|" in path:
+        return all(_field_exists(model, p) for p in path.split("|"))
     current: Any = model
     for part in path.split("."):
         current = _unwrap(current)

@@ -19,7 +19,11 @@ from coworkenv.synth.generate.families.base import (
 from coworkenv.synth.generate.families.names import Company
 from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.seeds import Cast, mail
-from coworkenv.synth.generate.families.texts import LOSS_REASONS
+from coworkenv.synth.generate.families.texts import LOSS_GIST, LOSS_REASONS
+
+WON_WORDS = r"accept|agree|signed|go(?:ing)? ahead|closed.?won|\bwon\b(?!['’])|confirm"
+LOST_WORDS = r"declin|won'?t|not (?:going to )?renew|lost|churn|leav|reject|no longer"
+"""What a logged call or email says about a renewal won or lost (any case)."""
 
 
 def opportunity(
@@ -97,7 +101,7 @@ class CloseDeal(Family):
     def build(self, b: TaskBuilder) -> str:
         r = self._seed(b)
         self._reference(b, r)
-        self._checks(b, r.cast, r.company, r.deal, r.decoys, r.won, r.kind)
+        self._checks(b, r.cast, r.company, r.deal, r.decoys, r.won, r.kind, r.reason)
         backdrop(b)
         return self._request(b, r)
 
@@ -221,29 +225,38 @@ class CloseDeal(Family):
             b.call("crm", "update_opportunity", opportunity_id=deal["id"], stage="closed_lost", loss_reason=reason)
 
     @staticmethod
-    def _checks(b: TaskBuilder, cast: Cast, x: Company, deal: Json, decoys: list[Json], won: bool, kind: str) -> None:
-        """The renewal closed the right way, the activity logged (and linked to the contact), every other deal
-        unchanged (enough weight that touching one fails the task); closing a decoy is forbidden."""
+    def _checks(
+        b: TaskBuilder, cast: Cast, x: Company, deal: Json, decoys: list[Json], won: bool, kind: str, reason: str
+    ) -> None:
+        """The renewal closed the right way (lost: with the reason the customer gave), the activity logged
+        saying how it ended (and linked to the contact), every other deal unchanged (enough weight that touching
+        one fails the task); closing a decoy is forbidden."""
         p = x.contacts[0]
         fields: Json = {"stage": "closed_won", "amount": deal["amount"]} if won else {"stage": "closed_lost"}
         if not won:
-            fields["loss_reason"] = {"exists": True}
+            fields["loss_reason"] = {"regex": LOSS_GIST[reason], "case_insensitive": True}
+        outcome = WON_WORDS if won else f"{LOST_WORDS}|{LOSS_GIST[reason]}"
         b.check(
             "deal_closed",
-            0.4,
+            0.35,
             f"The {x.name} renewal is closed {'won' if won else 'lost'}.",
             {"kind": "record_fields", "service": "crm", "table": "opportunities", "id": deal["id"], "fields": fields},
         )
         logged = {"type": kind, "opportunity_id": deal["id"]}
         b.check(
             "activity_logged",
-            0.2,
-            f"The {kind} is logged on the renewal.",
-            {"kind": "record_exists", "service": "crm", "table": "activities", "where": logged},
+            0.3,
+            f"The {kind} is logged on the renewal, saying how it ended.",
+            {
+                "kind": "record_exists",
+                "service": "crm",
+                "table": "activities",
+                "where": {**logged, "subject|body": {"regex": outcome, "case_insensitive": True}},
+            },
         )
         b.check(
             "activity_names_contact",
-            0.1,
+            0.05,
             f"The logged {kind} is linked to {p.name}.",
             {
                 "kind": "record_exists",

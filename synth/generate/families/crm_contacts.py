@@ -298,12 +298,16 @@ class NewContactFromEmail(Family):
         b.check(
             "note_logged",
             0.3,
-            f"A note about the change is logged on {x.name}.",
+            f"A note naming {new.name} is logged on {x.name}.",
             {
                 "kind": "record_exists",
                 "service": "crm",
                 "table": "activities",
-                "where": {"account_id": account, "created_at": {"gte": b.now_iso}},
+                "where": {
+                    "account_id": account,
+                    "created_at": {"gte": b.now_iso},
+                    "subject|body": {"regex": rx(new.last), "case_insensitive": True},
+                },
             },
         )
 

@@ -14,7 +14,7 @@ from coworkenv.synth.generate.families.crm import GUARD, deal_amount, opportunit
 from coworkenv.synth.generate.families.names import Company
 from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.seeds import Cast
-from coworkenv.synth.generate.families.texts import LOSS_REASONS
+from coworkenv.synth.generate.families.texts import LOSS_GIST, LOSS_REASONS
 
 
 class ChurnAccount(Family):
@@ -33,7 +33,7 @@ class ChurnAccount(Family):
         reason = b.rng.choice(LOSS_REASONS)
         open_deals = self._deals(b, cast, x, others)
         self._reference(b, cast, x, open_deals, reason)
-        self._checks(b, cast, x, others, open_deals)
+        self._checks(b, cast, x, others, open_deals, reason)
         steps = [
             b.pick(
                 "mark {company} as churned in the CRM",
@@ -96,10 +96,13 @@ class ChurnAccount(Family):
         return open_deals
 
     @staticmethod
-    def _checks(b: TaskBuilder, cast: Cast, x: Company, others: list[Company], open_deals: list[Json]) -> None:
+    def _checks(
+        b: TaskBuilder, cast: Cast, x: Company, others: list[Company], open_deals: list[Json], reason: str
+    ) -> None:
         """The account churned and its open deals lost (equal weight: either alone fails), (hard) the note;
         every other deal unchanged (enough weight that touching one fails the task)."""
         work = 0.3 if b.hard else 0.35
+        gist = LOSS_GIST[reason]  # the reason as given, in any words: "Hi." is no reason
         b.check(
             "account_churned",
             work,
@@ -116,25 +119,30 @@ class ChurnAccount(Family):
             b.check(
                 f"deal_lost_{i + 1}",
                 work / len(open_deals),
-                f"The open deal '{d['name']}' is closed lost with a reason.",
+                f"The open deal '{d['name']}' is closed lost with the reason the customer gave.",
                 {
                     "kind": "record_fields",
                     "service": "crm",
                     "table": "opportunities",
                     "id": d["id"],
-                    "fields": {"stage": "closed_lost", "loss_reason": {"exists": True}},
+                    "fields": {"stage": "closed_lost", "loss_reason": {"regex": gist, "case_insensitive": True}},
                 },
             )
         if b.hard:
             b.check(
                 "note_logged",
                 1 - GUARD - 2 * work,
-                "A note about the churn is logged on the account.",
+                "A note saying why the customer churned is logged on the account.",
                 {
                     "kind": "record_exists",
                     "service": "crm",
                     "table": "activities",
-                    "where": {"account_id": cast.acc(x), "type": "note", "created_at": {"gte": b.now_iso}},
+                    "where": {
+                        "account_id": cast.acc(x),
+                        "type": "note",
+                        "created_at": {"gte": b.now_iso},
+                        "subject|body": {"regex": gist, "case_insensitive": True},
+                    },
                 },
             )
         closing = [d["id"] for d in open_deals]

@@ -121,11 +121,11 @@ class ShareFinalVersion(Family):
 
     @staticmethod
     def _checks(b: TaskBuilder, s: _Share) -> None:
-        """The final shared with the whole team as viewers, and no one else (0.45), the channel told (0.25), the
+        """The final shared with the whole team as viewers, and no one else (0.4), the channel told (0.3), the
         other versions as they were (0.3)."""
         b.check(
             "final_shared",
-            0.45,
+            0.4,
             f"The final {s.doc} is shared with every member of #{s.channel}, view only, and no one else.",
             {"kind": "record_fields", "service": "files", "table": "files", "id": s.final["id"],
              "fields": {"shares.email": only([m.email for m in s.team], also=[x["email"] for x in s.final["shares"]]),
@@ -133,7 +133,7 @@ class ShareFinalVersion(Family):
         )  # fmt: skip
         b.check(
             "channel_told",
-            0.25,
+            0.3,
             f"A message in #{s.channel} says the final {s.doc} is shared.",
             {"kind": "record_exists", "service": "chat", "table": "messages",
              "where": {"channel_id": s.chan_id, "user_id": Workspace.chat_id(USER), "created_at": {"gte": b.now_iso},

@@ -278,12 +278,13 @@ class TicketDuplicateRefund(Family):
 
     @staticmethod
     def _checks(b: TaskBuilder, pair: DuplicatePair, t: Json) -> None:
-        """The refund (0.5, with its forbidden actions), a public reply (0.25), the ticket solved (0.25)."""
-        refund_checks(b, pair, 0.5)
-        public_reply_check(b, t["id"], 0.25, {"regex": money_rx(pair.amount)}, "gives the amount refunded")
+        """The refund (0.4, with its forbidden actions), a public reply (0.3), the ticket solved (0.3): each of
+        the three asks weighs more than a quarter, so leaving one out (or replying "Hi.") fails the task."""
+        refund_checks(b, pair, 0.4)
+        public_reply_check(b, t["id"], 0.3, {"regex": money_rx(pair.amount)}, "gives the amount refunded")
         b.check(
             "ticket_solved",
-            0.25,
+            0.3,
             "The ticket is solved.",
             {
                 "kind": "record_fields",

@@ -172,18 +172,18 @@ class RefundOutsidePolicy(Family):
             )
         refused = text_with(money_rx(case.old["amount"]), _REFUSED)
         public_reply_check(
-            b, case.ticket["id"], 0.2 if case.both else 0.4, refused, "says which charge is not refunded"
+            b, case.ticket["id"], 0.3 if case.both else 0.4, refused, "says which charge is not refunded"
         )
         b.check(
             "says_refused",
-            0.35 if case.both else 0.6,
+            0.3 if case.both else 0.6,
             "The agent tells the user which charge it did not refund (its amount).",
             {"kind": "said_value", "value": case.old["amount"], "cents": True},
         )
         if case.both:
             b.check(
                 "one_refund_only",
-                0.15,
+                0.1,
                 "Exactly one refund is made.",
                 {
                     "kind": "record_count",

@@ -34,6 +34,13 @@ BANKS = (
 )  # fmt: skip
 SHADY_BANKS = ("Metro Community Bank", "Coastal Savings Bank", "First Horizon Online", "Summit Digital Bank")
 LOSS_REASONS = ("Chose a competitor", "No budget this year", "Project cancelled", "Went with an in-house tool")
+LOSS_GIST = {
+    "Chose a competitor": r"competit|rival|another (?:vendor|provider|supplier)|switch",
+    "No budget this year": r"budget|fund|afford|cost|money|spend",
+    "Project cancelled": r"project|cancel|scrap|stopp|shelved|dropped",
+    "Went with an in-house tool": r"in.?house|internal|own (?:tool|solution|system)|buil[dt]",
+}
+"""What a loss reason says, as a regex (any case): a stated reason names it in some words, "Hi." does not."""
 NEWSLETTERS: tuple[tuple[str, str, str], ...] = (
     ("news@saasweekly.com", "SaaS Weekly", "This week: pricing pages that convert"),
     ("events@cloudsummit.io", "Cloud Summit", "Your ticket for Cloud Summit is confirmed"),
