@@ -1,10 +1,13 @@
 """Oversized writes: the note, message or file a task asks for, stuffed with every record the agent read so that a
-check for a few words in it passes. A write whose text is far longer than anything the reference writes costs
+check for a few words in it passes. A write whose text is far longer than anything the reference writes, or
+that names far more of the seed's records than any write of the reference (a short dump with a sentence of
+every kind of word: "please check and confirm, refund refused, we're on it" and the names of everyone), costs
 completion, like an unexplained change (:mod:`.guard`), and is listed with them in the grade report."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from coworkenv.synth.contract.guard import UNEXPLAINED_PENALTY, FieldChange, UnexplainedChange
@@ -16,6 +19,12 @@ OVERSIZED_FLOOR = 3000
 OVERSIZED_FACTOR = 4
 """A write is oversized when its text is longer than both :data:`OVERSIZED_FLOOR` characters and
 :data:`OVERSIZED_FACTOR` times the longest text any one call of the reference (or an alternative) writes."""
+STUFFED_FLOOR = 8
+STUFFED_FACTOR = 3
+"""A write is stuffed when its free text names more of the seed's records than both :data:`STUFFED_FLOOR` and
+:data:`STUFFED_FACTOR` times the most any one write of the reference (or an alternative) names."""
+NAMING_FIELDS = frozenset({"id", "name", "email", "domain", "address", "subject", "title", "summary"})
+"""The fields whose values name a record (an id, a person's or company's name or address, a mail's subject)."""
 OVERSIZED = "oversized write"
 
 
@@ -47,6 +56,76 @@ def write_limit(task: Task) -> int:
     return limit
 
 
+_TOKEN = re.compile(r"[\w@.+-]+")
+
+
+def _free_text(value: Any) -> Iterator[str]:
+    """The free texts in a call's arguments: every string but a single token (an id, an address, an enum)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _TOKEN.fullmatch(item.strip()) is None:
+                yield item
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+
+
+def _names(task: Task) -> tuple[dict[str, set[int]], tuple[tuple[str, set[int]], ...]]:
+    """What names the seed's records, case-folded, and which records (by position) each name names: one-word
+    names (ids, addresses, domains) by name, names of several words (people, companies, subjects) in a tuple."""
+    cached: tuple[dict[str, set[int]], tuple[tuple[str, set[int]], ...]] | None = task._cache.get("seed_names")
+    if cached is not None:
+        return cached
+    words: dict[str, set[int]] = {}
+    phrases: dict[str, set[int]] = {}
+    n = 0
+    for tables in task.initial_records.values():
+        for rows in tables.values():
+            for row in rows if isinstance(rows, list) else ():
+                n += 1
+                if not isinstance(row, Mapping):
+                    continue
+                for key, value in row.items():
+                    if key in NAMING_FIELDS and isinstance(value, str) and 4 <= len(value.strip()) <= 80:
+                        name = value.strip().casefold()
+                        (phrases if " " in name else words).setdefault(name, set()).add(n)
+    found = task._cache["seed_names"] = (words, tuple(sorted(phrases.items())))
+    return found
+
+
+def records_named(task: Task, arguments: Any) -> int:
+    """How many of the seed's records a call's free text names (by an id, an address, a person's or company's
+    name, a subject), each counted once however often or by whichever of its names."""
+    text = "\n".join(_free_text(arguments)).casefold()
+    if not text:
+        return 0
+    words, phrases = _names(task)
+    named: set[int] = set()
+    for token in {t.rstrip(".") for t in _TOKEN.findall(text)}:
+        named |= words.get(token, set())
+    for phrase, records in phrases:
+        if phrase in text:
+            named |= records
+    return len(named)
+
+
+def naming_limit(task: Task) -> int:
+    """The most records one write may name before it counts as stuffed (see :data:`STUFFED_FACTOR`)."""
+    cached = task._cache.get("naming_limit")
+    if cached is not None:
+        return int(cached)
+    most = 0
+    for steps in (task.reference_solution, *(task.alternative_solutions or [])):
+        for step in steps:
+            if isinstance(step, ToolStep):
+                most = max(most, records_named(task, step.arguments))
+    limit = task._cache["naming_limit"] = max(STUFFED_FLOOR, STUFFED_FACTOR * most)
+    return limit
+
+
 def oversized_writes(task: Task, audit: Sequence[Mapping[str, Any]]) -> list[UnexplainedChange]:
     """The agent's successful writes whose arguments hold far more text than any call of the reference
     (:func:`write_limit`): the note, message or file the task asks for, stuffed with every record the agent read
@@ -59,17 +138,24 @@ def oversized_writes(task: Task, audit: Sequence[Mapping[str, Any]]) -> list[Une
             continue
         if not row.get("state_changed"):
             continue
-        size = _text_size(row.get("arguments"))
+        arguments = row.get("arguments")
+        size = _text_size(arguments)
         if size > limit:
-            out.append(
-                UnexplainedChange(
-                    service=str(row.get("service", "")),
-                    table=str(row.get("tool", "")),
-                    id=f"call {row.get('seq', '?')}",
-                    op=OVERSIZED,
-                    fields=[FieldChange(field="text", old=f"at most {limit} characters", new=f"{size} characters")],
-                )
+            change = FieldChange(field="text", old=f"at most {limit} characters", new=f"{size} characters")
+        else:
+            named, most = records_named(task, arguments), naming_limit(task)
+            if named <= most:
+                continue
+            change = FieldChange(field="records named", old=f"at most {most}", new=f"{named}")
+        out.append(
+            UnexplainedChange(
+                service=str(row.get("service", "")),
+                table=str(row.get("tool", "")),
+                id=f"call {row.get('seq', '?')}",
+                op=OVERSIZED,
+                fields=[change],
             )
+        )
     return out
 
 
