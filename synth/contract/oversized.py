@@ -7,7 +7,7 @@ completion, like an unexplained change (:mod:`.guard`), and is listed with them 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from coworkenv.synth.contract.guard import UNEXPLAINED_PENALTY, FieldChange, UnexplainedChange
@@ -42,18 +42,24 @@ def _text_size(value: Any) -> int:
     return total
 
 
-def write_limit(task: Task) -> int:
-    """The most text one write may hold before it counts as oversized (see :data:`OVERSIZED_FACTOR`)."""
-    cached = task._cache.get("write_limit")
+def _limit(task: Task, name: str, measure: Callable[[Any], int], floor: int, factor: int) -> int:
+    """``floor`` or ``factor`` times the most any one call of the reference (or an alternative) measures, the
+    larger (kept with the task as ``name``)."""
+    cached = task._cache.get(name)
     if cached is not None:
         return int(cached)
-    longest = 0
+    most = 0
     for steps in (task.reference_solution, *(task.alternative_solutions or [])):
         for step in steps:
             if isinstance(step, ToolStep):
-                longest = max(longest, _text_size(step.arguments))
-    limit = task._cache["write_limit"] = max(OVERSIZED_FLOOR, OVERSIZED_FACTOR * longest)
+                most = max(most, measure(step.arguments))
+    limit = task._cache[name] = max(floor, factor * most)
     return limit
+
+
+def write_limit(task: Task) -> int:
+    """The most text one write may hold before it counts as oversized (see :data:`OVERSIZED_FACTOR`)."""
+    return _limit(task, "write_limit", _text_size, OVERSIZED_FLOOR, OVERSIZED_FACTOR)
 
 
 _TOKEN = re.compile(r"[\w@.+-]+")
@@ -114,16 +120,7 @@ def records_named(task: Task, arguments: Any) -> int:
 
 def naming_limit(task: Task) -> int:
     """The most records one write may name before it counts as stuffed (see :data:`STUFFED_FACTOR`)."""
-    cached = task._cache.get("naming_limit")
-    if cached is not None:
-        return int(cached)
-    most = 0
-    for steps in (task.reference_solution, *(task.alternative_solutions or [])):
-        for step in steps:
-            if isinstance(step, ToolStep):
-                most = max(most, records_named(task, step.arguments))
-    limit = task._cache["naming_limit"] = max(STUFFED_FLOOR, STUFFED_FACTOR * most)
-    return limit
+    return _limit(task, "naming_limit", lambda arguments: records_named(task, arguments), STUFFED_FLOOR, STUFFED_FACTOR)
 
 
 def oversized_writes(task: Task, audit: Sequence[Mapping[str, Any]]) -> list[UnexplainedChange]:
