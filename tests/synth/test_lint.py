@@ -1,4 +1,5 @@
-"""The static lint: path checks, distractor guards too light to fail a task, entities no agent can reach."""
+"""The static lint: path checks, distractor guards too light to fail a task, entities no agent can reach, checks
+that a message exists that do not read what it says."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from tests.synth.conftest import base_task
 Json = dict[str, Any]
 
 
-LINT = {"PATH_CHECK", "DISTRACTOR_CHECK_LIGHT", "UNREACHABLE_ENTITY"}
+LINT = {"PATH_CHECK", "DISTRACTOR_CHECK_LIGHT", "UNREACHABLE_ENTITY", "MESSAGE_UNREAD"}
 
 
 def found(task: Json, code: str) -> list[Diagnostic]:
@@ -199,3 +200,34 @@ def test_numbers_and_words_are_not_entities_nor_what_a_negative_check_rules_out(
     add_check(task, "words", {"kind": "said_value", "value": "12,500.00 in total"})
     add_check(task, "nobody", {**comment_says("evil@elsewhere.com"), "kind": "record_absent"})
     assert found(task, "UNREACHABLE_ENTITY") == []
+
+
+COMMENT = {"kind": "record_exists", "service": "tickets", "table": "comments", "where": {"ticket_id": "tkt_1"}}
+
+
+def test_a_check_that_a_comment_exists_without_reading_it_is_a_warning_unless_it_says_why() -> None:
+    task = base_task()
+    add_check(task, "noted", COMMENT)
+    [d] = found(task, "MESSAGE_UNREAD")
+    assert d.severity == "warning" and d.check == "noted" and '"Hi."' in d.message and "body" in d.fix
+    task["completion_checks"][-1]["why"] = "Any note will do: the customer never reads it."
+    assert found(task, "MESSAGE_UNREAD") == []
+
+
+def test_a_check_that_reads_what_a_message_says_is_not_flagged() -> None:
+    task = base_task()
+    add_check(task, "noted", {**COMMENT, "where": {"ticket_id": "tkt_1", "body": {"regex": "outage|down"}}})
+    assert found(task, "MESSAGE_UNREAD") == []
+
+
+def test_every_field_of_a_path_joined_by_a_bar_must_exist() -> None:
+    task = base_task()
+    add_check(task, "noted", {**COMMENT, "where": {"ticket_id": "tkt_1", "subject|body": {"regex": "outage"}}})
+    [d] = [d for d in validate_static(task) if d.code == "FIELD_UNKNOWN"]
+    assert "subject|body" in d.path and "has no field" in d.message
+
+
+def test_a_check_that_no_such_message_exists_says_nothing_and_is_not_flagged() -> None:
+    task = base_task()
+    add_check(task, "no_note", {**COMMENT, "kind": "record_count", "count": 0})
+    assert found(task, "MESSAGE_UNREAD") == []

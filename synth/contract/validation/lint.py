@@ -6,6 +6,8 @@
   little that an agent who acts on it (failing that check and those that require it) still passes.
 - ``UNREACHABLE_ENTITY`` (error): a check needs an identifier (an address, a record id, an IBAN, a
   phone number) that neither the request, nor the user's later words, nor any seed record mentions.
+- ``MESSAGE_UNREAD`` (warning): a check that a message, comment or note exists says nothing of what it says
+  (no matcher on its ``body`` or ``text``), so one that says "Hi." earns its weight.
 """
 
 from __future__ import annotations
@@ -52,7 +54,50 @@ _PHONE = re.compile(r"(?:\+|\()\d[\d\s().-]{5,}\d|\d{3}[\s.-]\d{3}[\s.-]\d{4}")
 
 def lint(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
     """The lint diagnostics of a task whose services are ``services`` (the registered ones it names)."""
-    return path_checks(task, services) + light_distractor_checks(task) + unreachable_entities(task, services)
+    return (
+        path_checks(task, services)
+        + light_distractor_checks(task)
+        + unreachable_entities(task, services)
+        + unread_messages(task, services)
+    )
+
+
+# ---------------------------------------------------------------------------------------------- unread messages
+MESSAGE_FIELDS = ("body", "text")
+"""The fields that hold what a message, comment or note says (a check that reads them, or its ``subject``, reads
+what it says)."""
+
+
+def unread_messages(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
+    """Checks that a message, comment or note exists (a table with a ``body`` or ``text`` field) without a
+    matcher on what it says, unless the check says ``why``."""
+    out = []
+    for i, c in enumerate(task.completion_checks):
+        chk = c.check
+        if not isinstance(chk, RecordExists | RecordCount) or (c.why or "").strip():
+            continue
+        if isinstance(chk, RecordCount) and not matches(1, True, chk.count):
+            continue  # "none such": nothing is said
+        service = services.get(chk.service)
+        table = next((t for t in service.tables if t.name == chk.table), None) if service else None
+        fields = [f for f in MESSAGE_FIELDS if table is not None and f in table.model.model_fields]
+        read = {part.split(".")[0] for path in chk.where for part in path.split("|")}
+        if not fields or read & {*fields, "subject"}:
+            continue
+        out.append(
+            Diagnostic(
+                code="MESSAGE_UNREAD",
+                severity="warning",
+                path=json_path("completion_checks", i),
+                check=c.id,
+                message=f"the check accepts any {chk.service}.{chk.table} record that matches, whatever its "
+                f'{" or ".join(fields)} says: a message that says "Hi." earns its weight.',
+                fix=f"If what it says matters, add a matcher on {fields[0]} (e.g. a regex for the name or the figure "
+                "it must give and a word of what it must say; 'subject|body' reads either); if it does not, say "
+                "why in the check's 'why'.",
+            )
+        )
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- path checks

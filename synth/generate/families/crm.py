@@ -242,17 +242,16 @@ class CloseDeal(Family):
             f"The {x.name} renewal is closed {'won' if won else 'lost'}.",
             {"kind": "record_fields", "service": "crm", "table": "opportunities", "id": deal["id"], "fields": fields},
         )
-        logged = {"type": kind, "opportunity_id": deal["id"]}
+        said = {
+            "type": kind,
+            "opportunity_id": deal["id"],
+            "subject|body": {"regex": outcome, "case_insensitive": True},
+        }
         b.check(
             "activity_logged",
             0.3,
             f"The {kind} is logged on the renewal, saying how it ended.",
-            {
-                "kind": "record_exists",
-                "service": "crm",
-                "table": "activities",
-                "where": {**logged, "subject|body": {"regex": outcome, "case_insensitive": True}},
-            },
+            {"kind": "record_exists", "service": "crm", "table": "activities", "where": said},
         )
         b.check(
             "activity_names_contact",
@@ -262,7 +261,7 @@ class CloseDeal(Family):
                 "kind": "record_exists",
                 "service": "crm",
                 "table": "activities",
-                "where": {**logged, "contact_id": cast.con(p)},
+                "where": {**said, "contact_id": cast.con(p)},
             },
         )
         others_unchanged(b, {"id": {"not": {"equals": deal["id"]}}}, ("deal_closed",))
