@@ -85,19 +85,24 @@ def unread_messages(task: Task, services: Mapping[str, Service]) -> list[Diagnos
         if not fields or read & {*fields, "subject"}:
             continue
         out.append(
-            Diagnostic(
-                code="MESSAGE_UNREAD",
-                severity="warning",
-                path=json_path("completion_checks", i),
-                check=c.id,
-                message=f"the check accepts any {chk.service}.{chk.table} record that matches, whatever its "
+            _check_warning(
+                "MESSAGE_UNREAD",
+                i,
+                c.id,
+                f"the check accepts any {chk.service}.{chk.table} record that matches, whatever its "
                 f'{" or ".join(fields)} says: a message that says "Hi." earns its weight.',
-                fix=f"If what it says matters, add a matcher on {fields[0]} (e.g. a regex for the name or the figure "
+                f"If what it says matters, add a matcher on {fields[0]} (e.g. a regex for the name or the figure "
                 "it must give and a word of what it must say; 'subject|body' reads either); if it does not, say "
                 "why in the check's 'why'.",
             )
         )
     return out
+
+
+def _check_warning(code: str, i: int, cid: str, message: str, fix: str) -> Diagnostic:
+    return Diagnostic(
+        code=code, severity="warning", path=json_path("completion_checks", i), check=cid, message=message, fix=fix
+    )
 
 
 # ---------------------------------------------------------------------------------------------- path checks
@@ -121,15 +126,14 @@ def path_checks(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]
         if not tools or (c.why or "").strip():
             continue
         out.append(
-            Diagnostic(
-                code="PATH_CHECK",
-                severity="warning",
-                path=json_path("completion_checks", i),
-                check=c.id,
-                message=f"the check passes on a call to {', '.join(tools)}, a read-only tool: it tests what the "
+            _check_warning(
+                "PATH_CHECK",
+                i,
+                c.id,
+                f"the check passes on a call to {', '.join(tools)}, a read-only tool: it tests what the "
                 "agent looked at, not what it did (a run that reads and stops earns its weight; a run that finds "
                 "the same facts another way loses it).",
-                fix="Check the outcome instead (the state the work leaves, or the value the agent must report, "
+                "Check the outcome instead (the state the work leaves, or the value the agent must report, "
                 "with said_value), or, if the path itself matters, say why in the check's 'why'.",
             )
         )
