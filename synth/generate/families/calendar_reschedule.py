@@ -119,12 +119,12 @@ class MeetingRescheduleAfterChange(Family):
 
     @staticmethod
     def _checks(b: TaskBuilder, p: _Plan) -> None:
-        """The meeting at the second slot with all three (0.45), none left at the first (0.25), the colleagues'
+        """The meeting at the second slot with all three (0.4), none left at the first (0.3), the colleagues'
         own meetings as they were (0.3)."""
         pair = [s.email for s in p.pair]
         b.check(
             "moved",
-            0.45,
+            0.4,
             f"The {p.title} is at the next time all four are free, with {p.third.first} invited (and no one else).",
             {"kind": "record_exists", "service": "calendar", "table": "events",
              "where": {"start": p.second, "end": plus(p.second, 45), "status": "confirmed", "organizer": USER.email,
@@ -132,7 +132,7 @@ class MeetingRescheduleAfterChange(Family):
         )  # fmt: skip
         b.check(
             "first_slot_freed",
-            0.25,
+            0.3,
             "No meeting with the two colleagues is left at the first time (the user's customer call is there).",
             {"kind": "record_absent", "service": "calendar", "table": "events",
              "where": {"start": p.first, "status": "confirmed", "attendees.email": {"contains": pair}}},

@@ -129,11 +129,11 @@ class PayoutsAfterApproval(Family):
 
     @staticmethod
     def _checks(b: TaskBuilder, a: _Approval) -> None:
-        """Each row of the corrected sheet paid (0.55), nothing else (0.2), the other sheet as it was (0.25)."""
+        """Each row of the corrected sheet paid (0.5), nothing else (0.2), the other sheet as it was (0.3)."""
         for i, ln in enumerate(a.final):
             b.check(
                 f"paid_{i + 1}",
-                0.55 / len(a.final),
+                0.5 / len(a.final),
                 f"{ln.vendor.name} is paid {money(ln.amount)}, as the corrected sheet says.",
                 {"kind": "record_exists", "service": "payments", "table": "payouts",
                  "where": {"vendor": ln.ven, "amount": ln.amount, "created": {"gte": b.now_iso}}},
@@ -149,7 +149,7 @@ class PayoutsAfterApproval(Family):
         )  # fmt: skip
         b.check(
             "last_month_untouched",
-            0.25,
+            0.3,
             "Last month's sheet is unchanged.",
             {"kind": "records_unchanged", "service": "files", "table": "files", "ids": list(b.distractors)},
             paid,
