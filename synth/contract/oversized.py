@@ -20,7 +20,7 @@ OVERSIZED_FACTOR = 4
 """A write is oversized when its text is longer than both :data:`OVERSIZED_FLOOR` characters and
 :data:`OVERSIZED_FACTOR` times the longest text any one call of the reference (or an alternative) writes."""
 STUFFED_FLOOR = 8
-STUFFED_FACTOR = 3
+STUFFED_FACTOR = 4
 """A write is stuffed when its free text names more of the seed's records than both :data:`STUFFED_FLOOR` and
 :data:`STUFFED_FACTOR` times the most any one write of the reference (or an alternative) names."""
 NAMING_FIELDS = frozenset({"id", "name", "email", "domain", "address", "subject", "title", "summary"})
