@@ -102,12 +102,13 @@ class InvoiceEmailsToLog(Family):
             b.check(
                 f"logged_{i + 1}",
                 0.55 / len(new),
-                f"{x.number} ({x.vendor.name}, {money(x.amount)}) is in the log.",
+                f"{x.number} ({x.vendor.name}, {money(x.amount)}) is in the log, once.",
                 {"kind": "record_fields", "service": "files", "table": "files", "id": log,
-                 "fields": {"content": {"regex": rf"{rx(x.number)}\b[^\n]{{0,60}}\b{_amount_rx(x.amount)}\b"}}},
+                 "fields": {"content": {"regex": _once(x.number) + rf"[\s\S]*{rx(x.number)}\b[^\n]{{0,60}}\b"
+                                                 rf"{_amount_rx(x.amount)}\b"}}},
             )  # fmt: skip
         done = tuple(f"logged_{i + 1}" for i in range(len(new)))
-        once = "^" + "".join(f"(?![\\s\\S]*{rx(x.number)}\\b[\\s\\S]*{rx(x.number)}\\b)" for x in logged[:1])
+        once = _once(logged[0].number)
         b.check(
             "no_duplicates",
             0.15,
@@ -136,3 +137,8 @@ def _forbidden(b: TaskBuilder, log: str) -> None:
         {},
         {"file_id": log},
     )
+
+
+def _once(number: str) -> str:
+    """A regex (anchored at the start) that holds when ``number`` does not appear twice: a row logged twice."""
+    return f"^(?![\\s\\S]*{rx(number)}\\b[\\s\\S]*{rx(number)}\\b)"
