@@ -30,12 +30,15 @@
 
 4. (``--grpo-steps``, 4 by default) GRPO from that checkpoint through the trl path (``train rl --engine trl``'s
    trainer, LoRA, ``--template compact`` read from the checkpoint) on training tasks, the held-out score again.
+   The trl environment lists every tool of the task, so with ``--family-tools`` (the default) GRPO prompts the
+   model with a longer tool list than it was trained on: pass ``--no-family-tools`` to compare GRPO.
 
 Reports mean score and pass rate before/after, and the same on the held-out tasks whose answers (the string
 values of the reference's tool arguments, less those in ≥ 10 % of training tasks: enums and priors) never
 appear in training — a model that guesses the family's common answers scores there only by copying.
 
 Reproduce:  HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py            # ~40 min on 2 cores
+            HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py --grpo-steps 0   # result-2026-12-02b.json
             HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py --quick    # ~2 min: plumbing, not learning
 """
 
