@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import click
 
+from coworkenv.harness.agents.hf_agent import tool_names_option
 from coworkenv.harness.curate import CurationParams, format_report, write_curation
 from coworkenv.harness.episode import EpisodeConfig, UserFactory
 from coworkenv.harness.export import ExportParams, export
@@ -266,6 +267,10 @@ def _export_inspect(sources: tuple[Path, ...], out: Path) -> None:
     help="full: JSON schemas in 'tools'; compact: one line a tool in the system message (as hf:PATH?template=compact).",
 )
 @click.option(
+    "--tool-names",
+    help="Only these of the task's tools, comma-separated (prompt the model with hf:PATH?tools=... alike).",
+)
+@click.option(
     "--tasks", "task_paths", multiple=True, help="Task files/folders: closing replies for demos ending on a tool."
 )
 @click.option(
@@ -292,6 +297,7 @@ def export_cmd(
     system: bool,
     tools: str,
     template: str = "full",
+    tool_names: str | None = None,
     task_paths: tuple[str, ...] = (),
     max_length: int = 16384,
     tokenizer: str | None = None,
@@ -315,6 +321,7 @@ def export_cmd(
         tokenizer,
         recoveries,
         recovery_seed,
+        tool_names_option(tool_names),
     )
     try:
         report = export(list(sources), out, params, task_paths)

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from coworkenv.harness.agents.hf_agent import TEMPLATES, prompt_messages, tool_content
+from coworkenv.harness.agents.hf_agent import TEMPLATES, only_tools, prompt_messages, tool_content
 from coworkenv.harness.export_recoveries import chosen, with_recovery
 from coworkenv.harness.messages import Message
 from coworkenv.harness.tools import openai_tools, tool_views
@@ -76,6 +76,9 @@ class ExportParams:
     result, then the right call (:mod:`coworkenv.harness.export_recoveries`); they need their task."""
     recovery_seed: int = 0
     """Which demonstrations get one, and which mistake (same seed, same rows)."""
+    tool_names: tuple[str, ...] | None = None
+    """Only these of the task's tools (in the task's order); the ``hf:`` agent's ``tools=`` option renders the
+    same list. None: every tool ``tools`` chooses."""
 
     def tool_mode(self) -> str:
         mode = {True: "task", False: "none"}.get(self.tools, self.tools) if isinstance(self.tools, bool) else self.tools
@@ -156,7 +159,11 @@ def drop_reason(record: Trajectory, messages: list[dict[str, Any]] | None, param
 
 
 def to_record(
-    record: Trajectory, messages: list[dict[str, Any]], tools: bool | str = True, template: str = "full"
+    record: Trajectory,
+    messages: list[dict[str, Any]],
+    tools: bool | str = True,
+    template: str = "full",
+    tool_names: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     if template not in TEMPLATES:
         raise ValueError(f"template must be one of {', '.join(TEMPLATES)}, not {template!r}")
@@ -167,7 +174,7 @@ def to_record(
         if mode == "used":
             used = {c["function"]["name"] for m in messages for c in m.get("tool_calls", [])}
             views = [v for v in views if v.name in used]
-        chat, schemas = prompt_messages(messages, openai_tools(views), template)
+        chat, schemas = prompt_messages(messages, only_tools(openai_tools(views), tool_names), template)
         out["messages"] = chat
         if schemas:
             out["tools"] = json.dumps(schemas, ensure_ascii=False)
@@ -204,9 +211,9 @@ def token_lengths(
         return None
     tokenizer = None
     if tokenizer_name:
-        from transformers import AutoTokenizer
+        from coworkenv.harness.agents.hf_agent import load_tokenizer
 
-        tokenizer = AutoTokenizer.from_pretrained(tokenizer_name)
+        tokenizer = load_tokenizer(tokenizer_name)
     if tokenizer is not None:
         lengths = [len(tokenizer(_rendered(r, tokenizer), add_special_tokens=False)["input_ids"]) for r in rows]
     else:
@@ -267,7 +274,7 @@ def export_records(
             if recovered is not None:
                 messages = recovered[0]
             dropped["recoveries" if recovered else "recovery_no_task" if task is None else "recovery_none"] += 1
-        rows.append(to_record(record, messages, params.tools, params.template))
+        rows.append(to_record(record, messages, params.tools, params.template, params.tool_names))
     return rows, dropped
 
 

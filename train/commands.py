@@ -53,6 +53,12 @@ def train_group() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Train the tokenizer on these exported demonstrations (chat JSONL) as the chat template renders them.",
 )
+@click.option(
+    "--split-ids",
+    is_flag=True,
+    help="Tokenize identifiers a character a token after each '_' (usr_aisha_quinn: usr _ a i s h a _ q u i n n), "
+    "so a model from scratch copies ids it has never seen from tool results.",
+)
 @_count(
     "--copy-steps",
     0,
@@ -83,6 +89,7 @@ def tiny_cmd(
     hidden: int,
     vocab_size: int | None,
     tokenizer_from: Path | None,
+    split_ids: bool,
     copy_steps: int,
     value_steps: int,
     value_tokens: int,
@@ -100,7 +107,7 @@ def tiny_cmd(
         flag = "--value-steps" if value_steps else "--window-steps"
         raise click.ClickException(f"{flag} needs --tokenizer-from: the demonstrations whose values it copies")
     try:
-        path = build_tiny(out, seed, vocab_size or DEFAULT_VOCAB_SIZE, layers, hidden, tokenizer_from)
+        path = build_tiny(out, seed, vocab_size or DEFAULT_VOCAB_SIZE, layers, hidden, tokenizer_from, split_ids)
     except (DataError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     params = parameter_count(path)

@@ -139,11 +139,13 @@ def train_copying(
     the repeated half) and save it back, with its losses under ``induction`` in ``coworkenv_copying.json``.
     The tokens are drawn from the whole vocabulary but the chat markers, so what is learnt is copying."""
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
+
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
 
     _check_steps(steps)
     folder = Path(folder)
-    tokenizer = AutoTokenizer.from_pretrained(folder)
+    tokenizer = load_tokenizer(folder)
     model = AutoModelForCausalLM.from_pretrained(folder)
     first = max(set(tokenizer.all_special_ids) | set(tokenizer.get_added_vocab().values())) + 1
     vocab = range(first, len(tokenizer)) if first < len(tokenizer) else range(len(tokenizer))
@@ -256,13 +258,14 @@ def train_copying_values(
     ``data`` (up to ``max_tokens`` each, longer ones cut to a ``window`` or left out; ``batch`` drawn at
     random each step) and save it back, with its losses under ``values`` (``windows`` with ``window``) in
     ``coworkenv_copying.json``."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
     from coworkenv.train.data import read_chat_jsonl
 
     _check_steps(steps)
     folder = Path(folder)
-    tokenizer = AutoTokenizer.from_pretrained(folder)
+    tokenizer = load_tokenizer(folder)
     model = AutoModelForCausalLM.from_pretrained(folder)
     examples = value_examples(read_chat_jsonl(data), tokenizer, max_tokens, window)
     if not examples:
@@ -360,9 +363,11 @@ def copy_accuracy(folder: str | Path, records: list[dict[str, Any]]) -> dict[str
     ``tokens`` the share of the values' tokens predicted, ``values`` the share of values with every token
     right, ``n`` the values. A model that guesses gets the fixed pieces (``tkt``, ``_``) but not the values."""
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
-    tokenizer = AutoTokenizer.from_pretrained(folder)
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
+
+    tokenizer = load_tokenizer(folder)
     model = AutoModelForCausalLM.from_pretrained(folder).eval()
     tokens: dict[str, list[int]] = {}
     values: dict[str, list[int]] = {}

@@ -111,12 +111,13 @@ def gkd_config(options: DistillOptions, **overrides: Any) -> Any:
 def build_distiller(options: DistillOptions, tasks: list[Task], **overrides: Any) -> Any:
     import datasets
     from peft import LoraConfig
-    from transformers import AutoTokenizer
     from trl.experimental.gkd import GKDTrainer
+
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
 
     if not options.teacher:
         raise OptionsError("--teacher is required: a local model with the student's vocabulary")
-    tokenizer = AutoTokenizer.from_pretrained(options.model)
+    tokenizer = load_tokenizer(options.model)
     rows = [row for task in tasks for row in turn_rows(task, tokenizer)]
     lora = None
     if not options.full:

@@ -155,10 +155,12 @@ def load_policy(options: RLOptions) -> tuple[Any, Any]:
     """(model with trainable LoRA adapters, tokenizer)."""
     import torch
     from peft import LoraConfig, PeftModel, get_peft_model
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
     from trl.chat_template_utils import supports_tool_calling
 
-    tokenizer = AutoTokenizer.from_pretrained(options.model)
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
+
+    tokenizer = load_tokenizer(options.model)
     if not supports_tool_calling(tokenizer):
         raise OptionsError(f"model {options.model}'s chat template does not render tool calls and results")
     gpu = torch.cuda.is_available()

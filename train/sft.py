@@ -65,7 +65,12 @@ def load_processing_class(options: SFTOptions) -> Any:
     """The model's tokenizer (or processor for a vision-language model), with ``--chat-template`` applied."""
     from transformers import AutoProcessor
 
-    processing_class = AutoProcessor.from_pretrained(options.model)
+    from coworkenv.harness.agents.hf_agent import load_tokenizer, saves_its_own_tokenizer
+
+    if saves_its_own_tokenizer(options.model):  # train tiny's, as saved (its pre-tokenizer kept)
+        processing_class = load_tokenizer(options.model)
+    else:
+        processing_class = AutoProcessor.from_pretrained(options.model)
     if options.chat_template:
         path = Path(options.chat_template)
         if not path.is_file():

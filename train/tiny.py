@@ -20,6 +20,13 @@ PAD_TOKEN = "<|endoftext|>"
 
 DEFAULT_VOCAB_SIZE = 1024
 
+# With ``split_ids``: each lowercase letter or digit of a word that follows ``_`` is a token of its own
+# (``usr_aisha_quinn``: ``usr _ a i s h a _ q u i n n``; ``tkt_1803``: ``tkt _ 1 8 0 3``, as digits already
+# are). The look-behind is fixed-width (one alternative per length, as the regex engine requires) and sees only
+# the piece the Qwen2 split made, so prose and the word before the first ``_`` keep their BPE merges.
+_SPLIT_ID_MAX = 24
+SPLIT_ID_REGEX = "[a-z0-9](?<=" + "|".join(f"_[a-z0-9]{{{n}}}" for n in range(1, _SPLIT_ID_MAX + 1)) + ")"
+
 _CORPUS_LINES = [
     "You are a helpful assistant. You work with email, tickets, crm, payments, calendar and documents.",
     "Please find the open ticket from the customer and reply to them with the refund amount.",
@@ -56,9 +63,15 @@ def qwen2_5_chat_template() -> str:
     return str(template)
 
 
-def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | None = None) -> Any:
+def build_tokenizer(
+    vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | None = None, split_ids: bool = False
+) -> Any:
     """A byte-level BPE trained on :func:`corpus` (plus ``texts``), as a ``PreTrainedTokenizerFast`` with the
-    Qwen2.5 template. The chat template's markers are whole tokens, never merged into others."""
+    Qwen2.5 template. The chat template's markers are whole tokens, never merged into others.
+
+    ``split_ids``: identifiers are spelt a character a token after each ``_`` (:data:`SPLIT_ID_REGEX`), so a
+    model copies a user id it has never seen (``usr_aisha_quinn``) from a tool result the way it copies a
+    ticket's digits: from a few dozen frequent tokens, not from a rare whole-name token it must first learn."""
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
     from transformers.models.qwen2.tokenization_qwen2 import PRETOKENIZE_REGEX
@@ -67,9 +80,11 @@ def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | Non
     # The same normaliser and pre-tokenizer as transformers' Qwen2 tokenizer, which is what ``AutoTokenizer``
     # reloads a Qwen2 model's tokenizer as: the saved tokenizer then splits text the same way after reload.
     tok.normalizer = normalizers.NFC()
+    ids = [pre_tokenizers.Split(Regex(SPLIT_ID_REGEX), behavior="isolated", invert=False)] if split_ids else []
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
             pre_tokenizers.Split(Regex(PRETOKENIZE_REGEX), behavior="isolated", invert=False),
+            *ids,
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
@@ -186,13 +201,14 @@ def build_tiny(
     layers: int = 2,
     hidden_size: int = 64,
     tokenizer_from: str | Path | None = None,
+    split_ids: bool = False,
 ) -> Path:
-    """Build the tiny model and tokenizer (trained on ``tokenizer_from``'s rendered demonstrations when given)
-    and save both to ``out``; returns the directory."""
+    """Build the tiny model and tokenizer (trained on ``tokenizer_from``'s rendered demonstrations when given,
+    identifiers spelt a character a token with ``split_ids``) and save both to ``out``; returns the directory."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     texts = render_demonstrations(tokenizer_from) if tokenizer_from else None
-    tokenizer = build_tokenizer(vocab_size, texts)
+    tokenizer = build_tokenizer(vocab_size, texts, split_ids)
     model = build_model(tokenizer, seed=seed, hidden_size=hidden_size, layers=layers)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)

@@ -143,15 +143,15 @@ def build_trainer(
 ) -> Any:
     """The trainer for these options and tasks (not yet trained)."""
     import datasets
-    from transformers import AutoTokenizer
 
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
     from coworkenv.train.trl_env import trl_environments
     from coworkenv.train.trl_grpo import CoworkGRPOTrainer
 
     quiet_unscored_warning()
     template = resolve_template(options)
     rows, factory = trl_environments(tasks, owns_reward=False, template=template)
-    tokenizer = AutoTokenizer.from_pretrained(options.model if not options.adapter else options.adapter)
+    tokenizer = load_tokenizer(options.model if not options.adapter else options.adapter)
     cls = trainer_cls or CoworkGRPOTrainer
     return cls(
         model=load_model(options),

@@ -3,14 +3,18 @@
 1. Procedural tasks of one family (default ``tickets-triage-oncall``, easy): ``--train`` for demonstrations,
    ``--heldout`` others (seeds from 100000) for evaluation.
 2. Demonstrations: each training task's reference solution played through the harness (``replay``), graded,
-   exported by the harness's exporter with the compact tool list (``export --template compact``), the task's
+   exported by the harness's exporter with the compact tool list (``export --template compact``) of only the
+   tools the family's references call (``export --tool-names``, ``--family-tools``; the ``hf:`` agent is given
+   the same list, ``tools=...``, so both render one text: ~300 tokens fewer a record), the task's
    closing reply where the reference has none, and in ``--recoveries`` of them (15 %) a recovery from a tool
    error (``export --recoveries``: a half-copied id or a missing argument, the service's real error, the right
    call).
 3. A Qwen2-style model built offline from scratch (``train tiny``: ``--layers``/``--hidden``, tokenizer trained
-   on the rendered demonstrations) and scored on the held-out tasks through the harness with the ``hf:`` agent
-   (``template=compact``, greedy). Then two warm-ups that teach it to copy (``train tiny --value-steps`` and
-   ``--copy-steps``; see ``coworkenv.train.copying``): ``--value-steps`` steps of 16 on the demonstrations'
+   on the rendered demonstrations; with ``--split-ids``, the default, identifiers are spelt a character a token
+   after each ``_``, so ``usr_aisha_quinn`` is copied from the search result letter by letter, as a ticket's
+   digits are, instead of as rare whole-name tokens) and scored on the held-out tasks through the harness with
+   the ``hf:`` agent (``template=compact``, ``tools=`` the family's, greedy). Then two warm-ups that teach it to
+   copy (``train tiny --value-steps`` and ``--copy-steps``; see ``coworkenv.train.copying``): ``--value-steps`` steps of 16 on the demonstrations'
    conversations without their system prompt, the loss only on the tool-call values copied from the context
    (names, ids), up to ``--value-tokens`` each (the request's names: what a tool returns comes later); then
    ``--window-steps`` more on windows (``train tiny --window-steps``): each conversation cut to its last
@@ -26,12 +30,15 @@
 
 4. (``--grpo-steps``, 4 by default) GRPO from that checkpoint through the trl path (``train rl --engine trl``'s
    trainer, LoRA, ``--template compact`` read from the checkpoint) on training tasks, the held-out score again.
+   The trl environment lists every tool of the task, so with ``--family-tools`` (the default) GRPO prompts the
+   model with a longer tool list than it was trained on: pass ``--no-family-tools`` to compare GRPO.
 
 Reports mean score and pass rate before/after, and the same on the held-out tasks whose answers (the string
 values of the reference's tool arguments, less those in ≥ 10 % of training tasks: enums and priors) never
 appear in training — a model that guesses the family's common answers scores there only by copying.
 
 Reproduce:  HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py            # ~40 min on 2 cores
+            HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py --grpo-steps 0   # result-2026-12-02b.json
             HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py --quick    # ~2 min: plumbing, not learning
 """
 
@@ -109,6 +116,12 @@ def answers(task: Task) -> set[str]:
     return found
 
 
+def family_tools(tasks: list[Task]) -> tuple[str, ...]:
+    """The tools the family's reference solutions call (``--family-tools``: the only ones the prompt lists)."""
+    names = {f"{s.service}__{s.tool}" for t in tasks for s in t.reference_solution if isinstance(s, ToolStep)}
+    return tuple(sorted(names))
+
+
 def unseen(train: list[Task], heldout: list[Task]) -> list[Task]:
     """Held-out tasks with an answer that no training task has (for ``tickets-triage-oncall``, the on-call
     engineer's id: the tasks pass only with it, so a model can score there only by copying it). Common answers
@@ -118,9 +131,11 @@ def unseen(train: list[Task], heldout: list[Task]) -> list[Task]:
     return [t for t in heldout if answers(t) - set(counts)]
 
 
-def demonstrations(tasks: list[Task], out: Path, recoveries: float) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def demonstrations(
+    tasks: list[Task], out: Path, recoveries: float, tools: tuple[str, ...] | None = None
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     trajectories = [anyio.run(run_episode, task, ReplayAgent()) for task in tasks]
-    params = ExportParams(min_score=1.0, template="compact", recoveries=recoveries)
+    params = ExportParams(min_score=1.0, template="compact", recoveries=recoveries, tool_names=tools)
     rows, dropped = export_records(trajectories, params, {t.id: t for t in tasks})
     out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return rows, {k: v for k, v in dropped.items() if v}
@@ -131,7 +146,7 @@ async def _episode(task: Task, agent: HFAgent, config: EpisodeConfig) -> Traject
 
 
 def evaluate(model_dir: Path, tasks: list[Task], args: argparse.Namespace) -> dict[str, Any]:
-    agent = HFAgent(str(model_dir), template="compact", max_new_tokens=args.max_new_tokens)
+    agent = HFAgent(str(model_dir), template="compact", max_new_tokens=args.max_new_tokens, tools=args.tools)
     config = EpisodeConfig(max_turns=args.max_turns, max_tool_calls=args.max_turns * 2, wall_time_s=900)
     runs: list[Trajectory] = [anyio.run(_episode, t, agent, config) for t in tasks]
     return {
@@ -228,6 +243,19 @@ def parse() -> argparse.Namespace:
     parser.add_argument(
         "--recoveries", type=float, default=0.15, help="Share of demonstrations with a recovery from a tool error."
     )
+    parser.add_argument(
+        "--split-ids",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="train tiny --split-ids: identifiers a character a token after each '_'.",
+    )
+    parser.add_argument(
+        "--family-tools",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="List only the tools the family's references call, in the demonstrations (export --tool-names) and "
+        "in the hf: agent's prompt (tools=...) alike.",
+    )
     parser.add_argument("--max-length", type=int, default=2048)
     parser.add_argument("--max-new-tokens", type=int, default=96)
     parser.add_argument("--max-turns", type=int, default=8)
@@ -252,10 +280,11 @@ def main() -> None:
     train = make_tasks(args.family, services, args.difficulty, range(args.train))
     heldout = make_tasks(args.family, services, args.difficulty, range(100_000, 100_000 + args.heldout))
     novel = unseen(train, heldout)
-    rows, dropped = demonstrations(train, work / "demos.jsonl", args.recoveries)
+    args.tools = family_tools(train) if args.family_tools else None
+    rows, dropped = demonstrations(train, work / "demos.jsonl", args.recoveries, args.tools)
     print(f"demonstrations: {len(rows)} of {len(train)} (dropped/closed: {dropped or 'none'}); "
           f"{len(novel)} of {len(heldout)} held-out tasks have answers never seen in training")  # fmt: skip
-    base = build_tiny(work / "base", 0, args.vocab, args.layers, args.hidden, work / "demos.jsonl")
+    base = build_tiny(work / "base", 0, args.vocab, args.layers, args.hidden, work / "demos.jsonl", args.split_ids)
     lengths = token_lengths(rows, args.max_length, str(base))
     print(f"model: {parameter_count(base):,} parameters; {lengths.line() if lengths else 'no rows'}")
     t1 = time.perf_counter()
@@ -275,7 +304,7 @@ def main() -> None:
     for name, done in warmups.items():
         print(f"copy warm-up ({name}): {done.steps} steps, loss {done.losses[0]:.3f} -> {done.losses[-1]:.3f} "
               f"({done.seconds:.0f} s)")  # fmt: skip
-    demonstrations(heldout, work / "heldout.jsonl", 0.0)
+    demonstrations(heldout, work / "heldout.jsonl", 0.0, args.tools)
     held_rows = read_chat_jsonl(work / "heldout.jsonl")
     copying = {"warm-up": copy_accuracy(base, held_rows)}
     print(f"copied values, held-out, teacher-forced, after the warm-ups: {copying['warm-up']}")

@@ -65,12 +65,14 @@ def evaluate(model: Any, tokenizer: Any, tasks: list[Task], args: argparse.Names
 
 def load(model_dir: Path, adapter: Path | None) -> tuple[Any, Any]:
     from peft import PeftModel
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
+
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
 
     model: Any = AutoModelForCausalLM.from_pretrained(model_dir)
     if adapter is not None:
         model = PeftModel.from_pretrained(model, adapter).merge_and_unload()
-    return model.eval(), AutoTokenizer.from_pretrained(model_dir)
+    return model.eval(), load_tokenizer(model_dir)
 
 
 def main() -> None:

@@ -5,6 +5,8 @@ Options follow the path as a query: ``hf:PATH?template=compact&max_new_tokens=96
 them in the system message instead, one line a tool (name, arguments and their types, first sentence of the
 description): ~4-6x fewer tokens, for small models. :func:`prompt_messages` renders both, and the exporter
 (``coworkenv export --template``) calls the same function, so a student trains on the text it is prompted with.
+``tools=a,b,c`` lists only those of the task's tools (:func:`only_tools`; ``export --tool-names`` the same), a
+shorter prompt for a model that learns one family.
 
 The conversation and the tools go through ``apply_chat_template(messages, tools=..., add_generation_prompt=True)``;
 the model generates; ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks in its output
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -120,6 +123,49 @@ def compact_tool_list(tools: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def load_tokenizer(path: str | Path) -> Any:
+    """``AutoTokenizer.from_pretrained(path)``, except for a local folder whose ``tokenizer_config.json`` names
+    ``TokenizersBackend`` (what ``train tiny`` saves): that loads as exactly its ``tokenizer.json``. For a
+    ``qwen2`` model transformers otherwise rebuilds the tokenizer from code with Qwen2's own pre-tokenizer,
+    silently dropping one saved with it (``train tiny --split-ids``), so training and prompting would split
+    text differently from the tokenizer that was trained."""
+    from transformers import AutoTokenizer
+
+    if saves_its_own_tokenizer(path):
+        from transformers.tokenization_utils_tokenizers import TokenizersBackend
+
+        return TokenizersBackend.from_pretrained(str(path))
+    return AutoTokenizer.from_pretrained(str(path))
+
+
+def saves_its_own_tokenizer(path: str | Path) -> bool:
+    """Whether ``path`` is a local folder with a ``tokenizer.json`` that its ``tokenizer_config.json`` says to
+    load as it is (``TokenizersBackend``), as :func:`load_tokenizer` then does."""
+    try:
+        config = json.loads((Path(path) / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return config.get("tokenizer_class") == "TokenizersBackend" and (Path(path) / "tokenizer.json").is_file()
+
+
+def only_tools(schemas: list[dict[str, Any]], names: Sequence[str] | None) -> list[dict[str, Any]]:
+    """The schemas of the tools named in ``names`` (all of them when None), in their own order: the tool list a
+    prompt shows when the export and the ``hf:`` agent are both given ``tools``. An unknown name is ignored
+    (the task's services simply have no such tool)."""
+    if names is None:
+        return schemas
+    wanted = set(names)
+    return [s for s in schemas if s.get("function", s).get("name") in wanted]
+
+
+def tool_names_option(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    """``a,b,c`` (or a sequence) as a tuple of tool names; None or empty: no restriction."""
+    if value is None:
+        return None
+    names = tuple(n.strip() for n in (value.split(",") if isinstance(value, str) else value) if n.strip())
+    return names or None
+
+
 def template_of(messages: list[dict[str, Any]]) -> str:
     """``compact`` when the conversation's system message carries the compact tool list, else ``full``."""
     first = messages[0] if messages else {}
@@ -194,6 +240,7 @@ class HFAgent:
         temperature: float = 0.0,
         device: str | None = None,
         template: str | None = None,
+        tools: str | Sequence[str] | None = None,
     ) -> None:
         template = template or recorded_template(path) or "full"
         if template not in TEMPLATES:
@@ -201,6 +248,9 @@ class HFAgent:
         self.path = path
         self.name = f"hf:{path}" + (f"?template={template}" if template != "full" else "")
         self.template = template
+        self.tool_names = tool_names_option(tools)
+        if self.tool_names:
+            self.name += ("&" if "?" in self.name else "?") + f"tools={','.join(self.tool_names)}"
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.device = device
@@ -213,11 +263,11 @@ class HFAgent:
         """The (tokenizer, model), loading them from ``path`` on first use."""
         if self._tokenizer is None or self._model is None:
             try:
-                from transformers import AutoModelForCausalLM, AutoTokenizer
+                from transformers import AutoModelForCausalLM
             except ImportError as exc:  # pragma: no cover - depends on the installed extras
                 raise ImportError("the hf backend needs `pip install 'coworkenv[train]'`") from exc
             if self._tokenizer is None:
-                self._tokenizer = AutoTokenizer.from_pretrained(self.path)
+                self._tokenizer = load_tokenizer(self.path)
             if self._model is None:
                 self._model = AutoModelForCausalLM.from_pretrained(self.path)
                 if self.device:
@@ -227,7 +277,8 @@ class HFAgent:
 
     def prompt(self, messages: list[Message], tools: list[ToolView]) -> str:
         tokenizer, _ = self.load()
-        chat, schemas = prompt_messages(to_chat(messages), tool_schemas(tools), self.template)
+        listed = only_tools(tool_schemas(tools), self.tool_names)
+        chat, schemas = prompt_messages(to_chat(messages), listed, self.template)
         return str(tokenizer.apply_chat_template(chat, tools=schemas, add_generation_prompt=True, tokenize=False))
 
     def _decode(self, tokenizer: Any, ids: list[int]) -> str:
@@ -272,12 +323,12 @@ class HFAgent:
         )
 
 
-_OPTIONS = {"template": str, "max_new_tokens": int, "temperature": float, "device": str}
+_OPTIONS = {"template": str, "max_new_tokens": int, "temperature": float, "device": str, "tools": str}
 
 
 def from_spec(arg: str) -> HFAgent:
     """``PATH`` or ``PATH?template=compact&max_new_tokens=96`` (options: template, max_new_tokens, temperature,
-    device)."""
+    device, tools: ``a,b,c`` lists only those of the task's tools, as ``export --tool-names`` does)."""
     from coworkenv.harness.agents.registry import AgentSpecError
 
     path, _, query = arg.partition("?")

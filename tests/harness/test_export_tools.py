@@ -78,3 +78,32 @@ def test_the_export_command_takes_the_template_and_task_files_and_reports_token_
     assert report["lengths"]["over"] == 2 and report["params"]["template"] == "compact"
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert all("tools" not in r and "# Tools" in r["messages"][0]["content"] for r in rows)
+
+
+def test_tool_names_list_only_those_tools_in_the_export_and_in_the_hf_agents_spec(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from coworkenv.harness.agents.hf_agent import HFAgent
+    from coworkenv.harness.cli import export_cmd
+    from coworkenv.harness.trajectory import TrajectoryWriter
+
+    writer = TrajectoryWriter(tmp_path / "run")
+    writer.write(replayed("tickets-triage-new-urgent.json"))
+    writer.close()
+    out, names = tmp_path / "demos.jsonl", "tickets__update_ticket,tickets__search_tickets,tickets__nothing"
+    args = [str(tmp_path / "run"), "--out", str(out), "--template", "compact", "--tool-names", names]
+    result = CliRunner().invoke(export_cmd, [*args, "--tasks", str(EXAMPLES)])
+    assert result.exit_code == 0, result.output
+    system = json.loads(out.read_text().splitlines()[0])["messages"][0]["content"]
+    listed = [line.split("(")[0] for line in system.splitlines() if line.startswith("- tickets__")]
+    assert listed == ["- tickets__search_tickets", "- tickets__update_ticket"]  # the task's order; unknown ignored
+    full = to_record(replayed("tickets-triage-new-urgent.json"), [{"role": "user", "content": "x"}], "task", "full")
+    only = to_record(replayed("tickets-triage-new-urgent.json"), [{"role": "user", "content": "x"}], "task", "full",
+                     ("tickets__get_ticket",))  # fmt: skip
+    assert len(json.loads(full["tools"])) > 1 and [t["function"]["name"] for t in json.loads(only["tools"])] == [
+        "tickets__get_ticket"
+    ]
+    agent = make_agent(f"hf:/models/student?template=compact&tools={names}")
+    assert isinstance(agent, HFAgent) and agent.tool_names == tuple(names.split(","))
+    assert agent.name.endswith(f"?template=compact&tools={names}")
+    assert make_agent("hf:/models/student").tool_names is None  # type: ignore[union-attr]

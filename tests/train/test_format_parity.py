@@ -39,8 +39,8 @@ MISSING_TICKET = '<tool_call>\n{"name": "tickets__get_ticket", "arguments": {"ti
 class PromptRecorder(HFAgent):
     """The real ``hf:`` agent (prompt, parsing) whose generation replays reference replies and records prompts."""
 
-    def __init__(self, tokenizer: Any, replies: list[str], template: str) -> None:
-        super().__init__("parity", model=object(), tokenizer=tokenizer, template=template)
+    def __init__(self, tokenizer: Any, replies: list[str], template: str, names: tuple[str, ...] | None = None) -> None:
+        super().__init__("parity", model=object(), tokenizer=tokenizer, template=template, tools=names)
         self.replies = list(replies)
         self.seen: list[tuple[str, str]] = []
 
@@ -79,20 +79,41 @@ def training_text(tokenizer: Any, row: dict[str, Any]) -> str:
     return str(tokenizer.apply_chat_template(row["messages"], tools=tools, tokenize=False, chat_template=template))
 
 
-@pytest.mark.parametrize("template", ["full", "compact"])
-def test_every_prompt_plus_its_reference_reply_is_a_prefix_of_the_training_text(
-    tiny_model: Path, reference_replies: list[str], template: str
-) -> None:
-    from transformers import AutoTokenizer
+# The tools the episode calls (the recovery's get_ticket included): ``export --tool-names`` and ``hf:…?tools=``.
+USED = ("tickets__get_ticket", "tickets__search_tickets", "tickets__update_ticket", "tickets__add_comment")
 
-    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
-    agent = PromptRecorder(tokenizer, [MISSING_TICKET, *reference_replies], template)  # a recovery first
+
+@pytest.mark.parametrize(
+    ("template", "names", "split_ids"),
+    [("full", None, False), ("compact", None, False), ("compact", USED, False), ("compact", USED, True)],
+)
+def test_every_prompt_plus_its_reference_reply_is_a_prefix_of_the_training_text(
+    tiny_model: Path,
+    reference_replies: list[str],
+    template: str,
+    names: tuple[str, ...] | None,
+    split_ids: bool,
+    tmp_path: Path,
+) -> None:
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
+
+    if split_ids:  # identifiers a character a token (train tiny --split-ids), saved and reloaded as the agent does
+        from coworkenv.train.tiny import build_tiny
+
+        build_tiny(tmp_path, split_ids=True)
+    tokenizer = load_tokenizer(tmp_path if split_ids else tiny_model)
+    agent = PromptRecorder(tokenizer, [MISSING_TICKET, *reference_replies], template, names)  # a recovery first
     record = _episode(agent)
     assert record.steps[0].outcome != "ok"  # the first call failed: its error result is part of both texts
     assert record.passed and not agent.replies and record.status == "completed"  # played through, passed
-    (row,), dropped = export_records([record], ExportParams(template=template))
+    (row,), dropped = export_records([record], ExportParams(template=template, tool_names=names))
     assert sum(dropped.values()) == 0
     assert ("tools" in row) == (template == "full")
+    listed = {
+        line[2:].split("(")[0] for line in row["messages"][0]["content"].splitlines() if line.startswith("- tickets__")
+    }
+    if template == "compact":
+        assert listed == set(names or listed) and ("tickets__escalate_ticket" in listed) == (names is None)
     assert row["messages"][3]["content"].startswith("Error")
     text = training_text(tokenizer, row)
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]

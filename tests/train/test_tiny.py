@@ -81,3 +81,27 @@ def test_the_train_commands_import_without_the_training_stack() -> None:
     code = "import sys, coworkenv.train.commands; print(sorted(m for m in ('torch','transformers','trl','peft') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_split_ids_spells_an_identifier_the_same_in_a_tool_result_and_a_call(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
+    from coworkenv.train.commands import train_group
+
+    result = CliRunner().invoke(train_group, ["tiny", "--out", str(tmp_path / "m"), "--split-ids"])
+    assert result.exit_code == 0, result.output
+    tokenizer = load_tokenizer(tmp_path / "m")  # as the hf: agent and train sft load it (its pre-tokenizer kept)
+
+    def id_pieces(text: str, value: str) -> list[str]:  # the tokens that spell value inside text
+        start = text.index(value)
+        encoded = tokenizer(text, return_offsets_mapping=True)
+        spans = zip(encoded["input_ids"], encoded["offset_mapping"], strict=True)
+        return [tokenizer.decode([i]) for i, (a, b) in spans if a < start + len(value) and b > start]
+
+    row, call = '{"id": "usr_aisha_quinn", "name": "Aisha Quinn"}', '{"assignee_id": "usr_aisha_quinn"}'
+    assert id_pieces(row, "usr_aisha_quinn")[-12:] == ["_", *"aisha", "_", *"quinn"]
+    assert id_pieces(row, "usr_aisha_quinn") == id_pieces(call, "usr_aisha_quinn")
+    assert id_pieces('"ticket_id": "tkt_1803"', "tkt_1803")[-5:] == ["_", *"1803"]
+    text = 'is Aisha Quinn; {"ticket_id": "tkt_1803", "assignee_id": "usr_aisha_quinn"}'
+    assert tokenizer.decode(tokenizer(text)["input_ids"]) == text
