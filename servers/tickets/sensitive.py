@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from coworkenv.servers.kit import Change, SensitiveContext, SensitiveKind, became, deletes
+from coworkenv.servers.kit.text import regex
 
 CLOSED = ("solved", "closed")
 
@@ -37,9 +38,12 @@ def public_reply(change: Change, ctx: SensitiveContext) -> str | None:
 
 def _named(text: str, needle: str) -> bool:
     """Whether ``text`` holds ``needle`` as whole words, ignoring case (needles under 4 characters never match)."""
-    if len(needle.strip()) < 4:
+    needle = needle.strip()
+    if len(needle) < 4:
         return False
-    return re.search(rf"(?<![\w@.-]){re.escape(needle.strip())}(?![\w-]|\.\w)", text, re.IGNORECASE) is not None
+    if text.isascii() and needle.isascii() and needle.lower() not in text.lower():
+        return False  # (exact for ASCII only: with IGNORECASE, 'ı' or 'K' (Kelvin) match ASCII letters)
+    return regex(rf"(?<![\w@.-]){re.escape(needle)}(?![\w-]|\.\w)", re.IGNORECASE).search(text) is not None
 
 
 def _organization_of(ctx: SensitiveContext) -> dict[str, Any]:

@@ -87,15 +87,18 @@ class Context:
         if service not in self._seeds:
             cache = self.task._cache.setdefault("normalised_seeds", {})
             if service not in cache:
-                cache[service] = _normalise_seed(service, self.task.seed(service))
+                cache[service] = _normalise_seed(service, self.task.seed(service), self.task)
             self._seeds[service] = cache[service]
         return self._seeds[service].get(table, [])
 
 
-def _normalise_seed(service: str, seed: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def _normalise_seed(service: str, seed: Mapping[str, Any], task: Task) -> dict[str, list[dict[str, Any]]]:
     from coworkenv.servers.registry import SERVICES
 
     spec = SERVICES.get(service)
+    kept = task._cache.get("parsed_seeds", {}).get(service)  # what static validation parsed of this very seed
+    if kept is not None and spec is not None and kept[0] is spec and kept[1] is seed:
+        return dict(kept[2])
     if spec is None:
         return {k: list(v) for k, v in seed.items()}
     try:

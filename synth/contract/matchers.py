@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
+from coworkenv.servers.kit.text import regex
 from coworkenv.synth.contract.regex_bounds import pattern_problem
 
 OPERATORS = ("equals", "contains", "regex", "in", "gt", "gte", "lt", "lte", "exists", "any", "not")
@@ -230,7 +231,7 @@ def matches(actual: Any, present: bool, expected: FieldValue) -> bool:
             ok = _contains(actual, want, ci)
         elif op == "regex":
             flags = re.IGNORECASE if ci else 0
-            ok = isinstance(actual, str | int | float) and re.search(want, str(actual), flags) is not None
+            ok = isinstance(actual, str | int | float) and regex(want, flags).search(str(actual)) is not None
         elif op == "in":
             ok = any(values_equal(actual, option, ci) for option in want)
         elif op == "any":

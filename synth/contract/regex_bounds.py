@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from coworkenv.servers.kit.text import regex
 from coworkenv.synth.contract.said import REPLY_CAP
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def pattern_problem(pattern: str) -> str | None:
         return f"pattern is {len(pattern)} characters; at most {MAX_PATTERN} are allowed"
     try:
         parsed = _sre.parse(pattern)
-        re.compile(pattern)
+        regex(pattern)
     except Exception as exc:  # re.error, RecursionError, OverflowError
         return f"pattern {pattern!r} does not compile: {exc}"
     data = list(parsed.data)

@@ -53,6 +53,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from coworkenv.servers.kit.text import regex
+
 REPLY_CAP = 4000
 """Characters of the agent's reply that checks read: the last 4000 (the final answer is at the end)."""
 
@@ -264,7 +266,7 @@ def _label_clauses(text: str, label: str) -> list[tuple[int, int]]:
     """After each occurrence of the label (whole words, any case): the rest of its clause, at most LABEL_WINDOW."""
     words = r"\s+".join(re.escape(w) for w in label.split())
     spans = []
-    for m in re.finditer(rf"(?<!\w){words}(?!\w)", text, re.IGNORECASE):
+    for m in regex(rf"(?<!\w){words}(?!\w)", re.IGNORECASE).finditer(text):
         limit = min(len(text), m.end() + LABEL_WINDOW)
         end = _CLAUSE_END.search(text, m.end(), limit)
         spans.append((m.end(), end.start() if end else limit))
@@ -340,7 +342,7 @@ def judge_contains(text: str, needle: str, case_insensitive: bool, wrong_values:
     haystack, want = (text.casefold(), needle.casefold()) if case_insensitive else (text, needle)
     if want not in haystack:
         return False, "it does not contain the text"
-    rest = re.sub(re.escape(needle), " \x00 ", text, flags=re.IGNORECASE if case_insensitive else 0)
+    rest = regex(re.escape(needle), re.IGNORECASE if case_insensitive else 0).sub(" \x00 ", text)
     wrong = _wrong_stated(rest, None, wrong_values, False)
     if wrong is not None:
         return False, f"it states {wrong}, a value declared wrong"

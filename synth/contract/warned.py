@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from coworkenv.servers.kit.text import regex
+
 _CLAUSE_END = re.compile(
     r"[.!?](?=\s|$)|[;:\n]|,?\s+\b(?:but|however|although|though|yet|except|whereas|while)\b", re.IGNORECASE
 )
@@ -66,9 +68,9 @@ def judge_warning(text: str, warning: str, about: str, case_insensitive: bool = 
     """Whether ``text`` warns (a ``warning`` match it does not deny) and names what the warning is ``about``
     (a match anywhere in it); the reason when it does not."""
     flags = re.IGNORECASE if case_insensitive else 0
-    if re.search(about, text, flags) is None:
+    if regex(about, flags).search(text) is None:
         return False, f"it names nothing the warning is about (/{about}/)"
-    rx = re.compile(warning, flags)
+    rx = regex(warning, flags)
     if rx.search(text) is None:
         return False, f"it has no warning (/{warning}/)"
     if affirmed_warning(text, rx) is None:

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from coworkenv.servers.kit import Service
+from coworkenv.servers.kit.text import regex
 from coworkenv.synth.contract.checks import (
     AnyCheck,
     CallCount,
@@ -246,7 +247,7 @@ def _id_pattern(services: Mapping[str, Service]) -> re.Pattern[str]:
     letters = "".join(sorted(p for p in prefixes if len(p) == 1 and p.isupper()))
     parts = [r"\b(?:" + "|".join(map(re.escape, long)) + r")[A-Za-z0-9_]+"] if long else []
     parts += [r"\b[" + letters + r"](?=[A-Z0-9]*\d)[A-Z0-9]{6,}\b"] if letters else []
-    return re.compile("|".join(parts) or r"(?!x)x")
+    return regex("|".join(parts) or r"(?!x)x")
 
 
 def identifiers_in(text: str, id_pattern: re.Pattern[str], whole: bool = True) -> list[str]:
@@ -315,7 +316,8 @@ def _reachable(value: str, known: str, known_flat: str) -> bool:
     """Is the value written in the known text as a whole token (``tkt_1`` is not in ``tkt_1001``)? A phone
     number or IBAN may be written with other spacing."""
     before = r"(?<![\w.+-])" if "@" in value else r"(?<![\w+-])"  # a domain may follow '@' or a subdomain
-    if re.search(before + re.escape(value.casefold()) + r"(?![\w@-])", known):
+    folded = value.casefold()
+    if folded in known and regex(before + re.escape(folded) + r"(?![\w@-])").search(known):
         return True
     return sum(ch.isdigit() for ch in value) >= 7 and normalise_text(value) in known_flat
 
