@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 Row = Mapping[str, Any]
@@ -110,7 +111,10 @@ def diff_tables(
         ignore = frozenset(volatile.get(table, ()))
         old = {str(r.get("id")): r for r in before.get(table, ())}
         new = {str(r.get("id")): r for r in after.get(table, ())}
-        for rid in sorted(set(old) | set(new)):
+        # a record whose dict is the very one it was (dumps share unchanged rows) did not change: not compared
+        touched = [rid for rid, r in new.items() if old.get(rid) is not r]
+        touched += [rid for rid in old if rid not in new]
+        for rid in sorted(touched):
             change = record_change(service, table, rid, old.get(rid), new.get(rid), ignore)
             if change is not None:
                 out.append(change)
@@ -147,6 +151,7 @@ def sensitive_hits(kinds: Sequence[SensitiveKind], change: Change, context: Sens
     return hits
 
 
+@lru_cache(maxsize=4096)
 def domain_of(address: str) -> str:
     """'Dana <dana@Brightwave.io>' → 'brightwave.io' ('' when there is no '@')."""
     text = address.strip().strip("<>").rsplit("<", 1)[-1].rstrip(">").strip()

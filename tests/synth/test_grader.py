@@ -268,3 +268,15 @@ def test_a_measured_robustness_gives_the_claw_eval_score() -> None:
     task = Task.model_validate(base_task())
     g = grade(task, changed_state(escalated=True), [], ["Outage at Big"], robustness=0.5)
     assert g.completion == 1.0 and g.score == pytest.approx(0.9) and g.robustness == 0.5
+
+
+def test_grading_one_task_again_and_again_judges_each_final_state_afresh() -> None:
+    task = one_check_task({"kind": "record_exists", **T, "where": {"id": "tkt_1", "status": "solved"}})
+    untouched, solved = seeded_state(), changed_state(status="solved")
+    for _ in range(2):  # a verdict kept for one list of rows is never given for another
+        assert grade(task, untouched, [], []).checks[0].passed is False
+        assert grade(task, solved, [], []).checks[0].passed is True
+        assert grade(task, untouched, [], [], explain=False).checks[0].passed is False
+    # dumps are read-only: a new list with a change is a new state, judged again
+    again = {**untouched, "tickets": {**untouched["tickets"], "tickets": list(solved["tickets"]["tickets"])}}
+    assert grade(task, again, [], []).checks[0].passed is True

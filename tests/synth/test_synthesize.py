@@ -188,3 +188,28 @@ def test_the_llm_generator_is_accepted_but_says_when_it_is_not_installed(monkeyp
     result = invoke("synth", "--generator", "llm", "--count", "2", "--out", "unused-folder")
     assert result.exit_code != 0 and "LLM generator is not installed yet" in result.output
     assert not Path("unused-folder").exists()
+
+
+def test_pooled_workers_are_pinned_one_to_a_cpu_only_when_there_are_enough_cpus(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import multiprocessing
+
+    from coworkenv.synth.generate import synthesize as module
+
+    monkeypatch.setattr(module.os, "sched_getaffinity", lambda pid: {5, 3}, raising=False)
+    assert module._cores_for(2) == [3, 5]
+    assert module._cores_for(3) == []  # more workers than CPUs: the scheduler places them
+    assert module._cores_for(1) == []  # one process: nothing to keep apart
+    pinned: list[set[int]] = []
+    monkeypatch.setattr(module.os, "sched_setaffinity", lambda pid, cpus: pinned.append(set(cpus)), raising=False)
+    started = multiprocessing.Value("i", 0)
+    for _ in range(3):
+        module._pin(started, [3, 5])
+    assert pinned == [{3}, {5}, {3}]
+
+    def refused(pid: int, cpus: set[int]) -> None:
+        raise PermissionError("not allowed")
+
+    monkeypatch.setattr(module.os, "sched_setaffinity", refused, raising=False)
+    module._pin(started, [3, 5])  # a machine that forbids pinning runs the worker unpinned
