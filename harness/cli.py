@@ -60,9 +60,15 @@ def _records(rundir: Path) -> list[Any]:
     if not path.exists():
         raise click.ClickException(f"{path} does not exist; run `coworkenv run ... --out {rundir}` first")
     try:
-        return read_trajectories(path)
+        records = read_trajectories(path)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
+    if not records:
+        raise click.ClickException(
+            f"no trajectories in {path} (a last line cut short by a crash is not one); "
+            "give the folder or trajectories.jsonl that `coworkenv run` wrote"
+        )
+    return records
 
 
 @click.command("run")

@@ -310,6 +310,9 @@ def export(
             raise FileNotFoundError(f"{path} does not exist; give a run folder, a curated folder or a .jsonl file")
         records += read_trajectories(path)
         found += run_task_files(path.parent)
+    if not records:
+        shown = ", ".join(str(trajectory_path(s)) for s in sources)
+        raise ValueError(f"no trajectories in {shown}; give run or curated folders that `coworkenv run` wrote")
     rows, dropped = export_records(records, params, load_tasks_by_id(found) if found else None)
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -259,6 +259,20 @@ class HFAgent:
         self._lock = anyio.Lock()
         self._calls = count()
 
+    def check_ready(self) -> None:
+        """Load the model now, so that a path with no model in it is one clear error before a run starts
+        (rather than an agent error in every episode)."""
+        from coworkenv.harness.agents.registry import AgentSpecError
+
+        try:
+            self.load()
+        except (OSError, ValueError, ImportError) as exc:
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise AgentSpecError(
+                f"hf:{self.path}: no model could be loaded from it ({first[:300]}); give the folder of a saved "
+                "model, e.g. the --out of `coworkenv train sft` or `coworkenv train tiny`"
+            ) from exc
+
     def load(self) -> tuple[Any, Any]:
         """The (tokenizer, model), loading them from ``path`` on first use."""
         if self._tokenizer is None or self._model is None:

@@ -166,3 +166,21 @@ def test_without_a_template_option_the_agent_uses_the_one_its_model_folder_was_t
     assert HFAgent(str(tmp_path / "elsewhere")).template == "full"
     compact = [{"role": "system", "content": "Hi.\n\n" + compact_tool_list(tool_schemas(ticket_tools()))}]
     assert template_of(compact) == "compact" and template_of([{"role": "system", "content": "Hi."}]) == "full"
+
+
+def test_a_run_with_a_model_folder_that_holds_no_model_stops_before_it_writes_anything(
+    tiny: Path, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from coworkenv.harness.cli import COMMANDS
+
+    run = next(c for c in COMMANDS if c.name == "run")
+    empty = tmp_path / "not-a-model"
+    empty.mkdir()
+    for path in (tmp_path / "missing", empty):
+        out = tmp_path / f"run-{path.name}"
+        result = CliRunner().invoke(run, ["--tasks", "examples", "--agent", f"hf:{path}", "--out", str(out)])
+        assert result.exit_code == 1 and "no model could be loaded" in result.output, result.output
+        assert "Traceback" not in result.output and not out.exists()
+    HFAgent(str(tiny)).check_ready()  # a saved model loads

@@ -185,3 +185,14 @@ def test_the_offline_pipeline_runs_from_the_command_line(tmp_path: Path) -> None
 def test_a_bad_agent_spec_is_a_clear_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli(), ["run", "--tasks", "examples", "--agent", "gpt", "--out", str(tmp_path)])
     assert result.exit_code != 0 and "unknown agent 'gpt'" in result.output
+
+
+def test_a_file_without_a_whole_trajectory_is_an_error_not_an_empty_summary_curation_or_export(tmp_path: Path) -> None:
+    torn = tmp_path / "results.json"
+    torn.write_text("{bad")
+    for args in (["summary"], ["curate", "--out", str(tmp_path / "c")], ["export", "--out", str(tmp_path / "e.jsonl")]):
+        result = CliRunner().invoke(cli(), [args[0], str(torn), *args[1:]])
+        assert result.exit_code == 1, result.output
+        assert "no trajectories in" in result.output and "Traceback" not in result.output
+    assert torn.read_text() == "{bad"  # nothing lost, nothing written
+    assert not (tmp_path / "c").exists() and not (tmp_path / "e.jsonl").exists()
