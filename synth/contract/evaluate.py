@@ -133,12 +133,22 @@ def _missing_table(check: RecordExists | RecordAbsent | RecordFields | RecordCou
     return Verdict(False, f"table {check.service}.{check.table}", "that service or table is not in the final state")
 
 
+def _narrowed(rows: Sequence[Row], where: Filter) -> Sequence[Row]:
+    """The rows that can match ``where``: those holding its first plain text value (``"id": "tkt_1"``: a literal
+    text equals only that very text, never a number, a list or a bool) at its field, found without the
+    matchers; all rows when it has none."""
+    for path, expected in where.items():
+        if type(expected) is str and path and "." not in path and "|" not in path:
+            return [r for r in rows if r.get(path) == expected]
+    return rows
+
+
 def _record_exists(c: RecordExists, ctx: Context) -> Verdict:
     rows = ctx.rows(c.service, c.table)
     if rows is None:
         return _missing_table(c)
     if not ctx.explain:
-        return Verdict(any(filter_matches(r, c.where) for r in rows), "", "")
+        return Verdict(any(filter_matches(r, c.where) for r in _narrowed(rows, c.where)), "", "")
     hits = [r for r in rows if filter_matches(r, c.where)]
     expected = f"a {c.service}.{c.table} record with {describe_filter(c.where)}"
     return Verdict(bool(hits), expected, f"matching: {_ids(hits)}" if hits else _closest(rows, c.where))
@@ -149,7 +159,7 @@ def _record_absent(c: RecordAbsent, ctx: Context) -> Verdict:
     if rows is None:
         return _missing_table(c)
     if not ctx.explain:
-        return Verdict(not any(filter_matches(r, c.where) for r in rows), "", "")
+        return Verdict(not any(filter_matches(r, c.where) for r in _narrowed(rows, c.where)), "", "")
     hits = [r for r in rows if filter_matches(r, c.where)]
     expected = f"no {c.service}.{c.table} record with {describe_filter(c.where)}"
     return Verdict(not hits, expected, f"matching: {_ids(hits)}" if hits else "no matching record")
@@ -174,7 +184,7 @@ def _record_count(c: RecordCount, ctx: Context) -> Verdict:
     rows = ctx.rows(c.service, c.table)
     if rows is None:
         return _missing_table(c)
-    hits = [r for r in rows if filter_matches(r, c.where)]
+    hits = [r for r in _narrowed(rows, c.where) if filter_matches(r, c.where)]
     if not ctx.explain:
         return Verdict(matches(len(hits), True, c.count), "", "")
     expected = f"count of {c.service}.{c.table} records with {describe_filter(c.where)} {describe(c.count)}"

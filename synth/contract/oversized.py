@@ -108,6 +108,16 @@ def records_named(task: Task, arguments: Any) -> int:
     text = "\n".join(_free_text(arguments)).casefold()
     if not text:
         return 0
+    seen: dict[str, int] = task._cache.setdefault("records_named", {})  # a write recurs in many trials
+    if text in seen:
+        return seen[text]
+    if len(seen) >= 4096:
+        seen.clear()
+    seen[text] = found = _count_named(task, text)
+    return found
+
+
+def _count_named(task: Task, text: str) -> int:
     words, phrases = _names(task)
     named: set[int] = set()
     for token in {t.rstrip(".") for t in _TOKEN.findall(text)}:

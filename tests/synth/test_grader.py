@@ -280,3 +280,16 @@ def test_grading_one_task_again_and_again_judges_each_final_state_afresh() -> No
     # dumps are read-only: a new list with a change is a new state, judged again
     again = {**untouched, "tickets": {**untouched["tickets"], "tickets": list(solved["tickets"]["tickets"])}}
     assert grade(task, again, [], []).checks[0].passed is True
+
+
+@pytest.mark.parametrize("explain", [True, False])
+def test_a_plain_text_in_a_filter_matches_only_that_text_not_a_number_list_or_bool(explain: bool) -> None:
+    check = {"kind": "record_exists", **T, "where": {"status": "5", "id": "tkt_1"}}
+    task = one_check_task(check)
+    for stored, holds in (("5", True), (5, False), (["5"], False), (True, False), ("5 ", False)):
+        state = changed_state(status=stored)
+        assert grade(task, state, [], [], explain=explain).checks[0].passed is holds, stored
+    counted = one_check_task({"kind": "record_count", **T, "where": {"id": "tkt_1"}, "count": 1})
+    assert grade(counted, seeded_state(), [], [], explain=explain).checks[0].passed
+    absent = one_check_task({"kind": "record_absent", **T, "where": {"id": "tkt_1", "status": {"regex": "."}}})
+    assert not grade(absent, seeded_state(), [], [], explain=explain).checks[0].passed
