@@ -273,13 +273,19 @@ def test_a_measured_robustness_gives_the_claw_eval_score() -> None:
 def test_grading_one_task_again_and_again_judges_each_final_state_afresh() -> None:
     task = one_check_task({"kind": "record_exists", **T, "where": {"id": "tkt_1", "status": "solved"}})
     untouched, solved = seeded_state(), changed_state(status="solved")
-    for _ in range(2):  # a verdict kept for one list of rows is never given for another
-        assert grade(task, untouched, [], []).checks[0].passed is False
-        assert grade(task, solved, [], []).checks[0].passed is True
-        assert grade(task, untouched, [], [], explain=False).checks[0].passed is False
+    for _ in range(2):  # with reuse, a verdict kept for one list of rows is never given for another
+        assert grade(task, untouched, [], [], reuse=True).checks[0].passed is False
+        assert grade(task, solved, [], [], reuse=True).checks[0].passed is True
+        assert grade(task, untouched, [], [], explain=False, reuse=True).checks[0].passed is False
     # dumps are read-only: a new list with a change is a new state, judged again
     again = {**untouched, "tickets": {**untouched["tickets"], "tickets": list(solved["tickets"]["tickets"])}}
-    assert grade(task, again, [], []).checks[0].passed is True
+    assert grade(task, again, [], [], reuse=True).checks[0].passed is True
+    # without reuse (the default), a state changed in place after grading is judged as it is now
+    mine = seeded_state()
+    assert grade(task, mine, [], []).checks[0].passed is False
+    next(r for r in mine["tickets"]["tickets"] if r["id"] == "tkt_1")["status"] = "solved"
+    graded = grade(task, mine, [], [])
+    assert graded.checks[0].passed is True and graded.unexplained  # the change is seen, and unexplained
 
 
 @pytest.mark.parametrize("explain", [True, False])
