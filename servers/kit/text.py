@@ -24,8 +24,9 @@ def casefold(value: Any) -> str:
     return "" if value is None else str(value).casefold()
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=2048)
 def regex(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile`` with a cache of its own: grading compiles a few patterns per record name or address of a
-    task, enough to push the ``re`` module's 512 entries (and the grader's fixed patterns) out again and again."""
+    task, enough to push the ``re`` module's 512 entries (and the grader's fixed patterns) out again and again;
+    here the least recently used go first, so the patterns used on every grade stay."""
     return re.compile(pattern, flags)
