@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,8 +191,9 @@ def copy_weighted(
     return CopyWeightedSFTTrainer
 
 
-def build_trainer(options: SFTOptions) -> Any:
-    """An ``SFTTrainer`` with its dataset prepared (tokenised, labels masked), not yet trained."""
+def build_trainer(options: SFTOptions, callbacks: Sequence[Any] = ()) -> Any:
+    """An ``SFTTrainer`` with its dataset prepared (tokenised, labels masked), not yet trained; ``callbacks``
+    (transformers ``TrainerCallback``s) are added to it."""
     from trl import SFTTrainer
 
     if not options.out:
@@ -214,13 +216,15 @@ def build_trainer(options: SFTOptions) -> Any:
         train_dataset=to_dataset(records),
         processing_class=processing_class,
         peft_config=None if options.full else lora_config(options),
+        callbacks=list(callbacks) or None,
     )
 
 
-def run_sft(options: SFTOptions) -> SFTResult:
+def run_sft(options: SFTOptions, callbacks: Sequence[Any] = ()) -> SFTResult:
     """Train a LoRA adapter (or, with ``full``, the whole model); writes it, the tokenizer and
-    ``coworkenv_sft.json`` (options, losses) to ``out``."""
-    trainer = build_trainer(options)
+    ``coworkenv_sft.json`` (options, losses) to ``out``. ``callbacks``: transformers ``TrainerCallback``s called
+    during training (e.g. to score a checkpoint every N steps)."""
+    trainer = build_trainer(options, callbacks)
     if len(trainer.train_dataset) == 0:
         from coworkenv.train.data import DataError
 

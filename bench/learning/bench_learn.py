@@ -33,13 +33,24 @@
    The trl environment lists every tool of the task, so with ``--family-tools`` (the default) GRPO prompts the
    model with a longer tool list than it was trained on: pass ``--no-family-tools`` to compare GRPO.
 
+``--resume-from DIR`` continues instead from a saved SFT model (a run's ``WORK/sft``, its tokenizer kept): no new
+model and no warm-ups, ``before`` is its score, ``--steps`` more steps of the same SFT (the learning rate re-warmed
+over ``--warmup``, then decaying); with ``--steps 0`` no SFT, only GRPO from it. ``--eval-every N`` scores the
+model every N SFT steps as well (held-out score and teacher-forced copying, ``during_sft`` in the result; the
+models kept in ``WORK/sft-stepN``).
+
 Reports mean score and pass rate before/after, and the same on the held-out tasks whose answers (the string
 values of the reference's tool arguments, less those in ≥ 10 % of training tasks: enums and priors) never
 appear in training — a model that guesses the family's common answers scores there only by copying.
 
-Reproduce:  HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py            # ~40 min on 2 cores
-            HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py --grpo-steps 0   # result-2026-12-02b.json
-            HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py --quick    # ~2 min: plumbing, not learning
+Reproduce (B: ``HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py``):
+    B                                 # ~40 min on 2 cores
+    B --grpo-steps 0 --work W         # result-2026-12-02b.json
+    B --resume-from W/sft --steps 1200 --eval-every 300 --grpo-steps 0 --work W2    # result-2026-12-02c.json
+    B --resume-from W2/sft --steps 600 --value-batch 8 --value-window 900 --eval-every 300 --grpo-steps 0 --work W3
+                                      # -02c.json's value_batch_continuation: stopped after its step-300 score
+    B --resume-from W3/sft-step300 --steps 0 --work W4                              # -02c.json's grpo
+    B --quick                         # ~2 min: plumbing, not learning
 """
 
 from __future__ import annotations
@@ -78,6 +89,8 @@ QUICK = {
     "grpo_length": 192,
 }  # fmt: skip
 
+
+WARMUPS = ("value_steps", "window_steps", "copy_steps")  # --resume-from: none unless asked for (an error)
 
 HELP = {
     "value_steps": "Steps (of 16) copying the demonstrations' values before SFT (0: none).",
@@ -164,10 +177,10 @@ def _number(value: Any) -> float | None:
     return None if value is None or value != value else round(float(value), 3)
 
 
-def continue_with_grpo(work: Path, train: list[Task], args: argparse.Namespace) -> dict[str, Any]:
-    """A few GRPO steps through the trl path (``train rl --engine trl``'s trainer, LoRA on the SFT model, the
-    compact template the SFT checkpoint was trained on) on training tasks; the adapter merged into
-    ``work/grpo`` for evaluation."""
+def continue_with_grpo(work: Path, model: Path, train: list[Task], args: argparse.Namespace) -> dict[str, Any]:
+    """A few GRPO steps through the trl path (``train rl --engine trl``'s trainer, LoRA on the SFT model
+    ``model``, the compact template it was trained on) on training tasks; the adapter merged into ``work/grpo``
+    for evaluation."""
     from coworkenv.synth.contract.taskfile import save_tasks
     from coworkenv.train.options import RLOptions
     from coworkenv.train.trl_rl import build_trainer, resolve_template
@@ -176,7 +189,7 @@ def continue_with_grpo(work: Path, train: list[Task], args: argparse.Namespace) 
     picked = train[: args.grpo_steps * args.grpo_tasks]
     tasks_file = save_tasks(picked, work / "grpo_tasks.jsonl")
     options = RLOptions(
-        tasks=str(tasks_file), model=str(work / "sft"), out=str(work / "grpo-run"), algo="grpo",
+        tasks=str(tasks_file), model=str(model), out=str(work / "grpo-run"), algo="grpo", template="compact",
         group_size=args.grpo_group, tasks_per_step=args.grpo_tasks, steps=args.grpo_steps, lr=args.grpo_lr,
         lora_rank=16, lora_alpha=32, temperature=1.0, max_completion_length=args.grpo_length,
         max_tool_calls=args.max_turns, bf16=False, seed=0,
@@ -206,6 +219,36 @@ def subset(result: dict[str, Any], tasks: list[Task]) -> dict[str, Any]:
 def curve(losses: list[float], points: int = 10) -> list[float]:
     every = max(1, len(losses) // points)
     return [round(x, 3) for x in losses[::every]] + ([round(losses[-1], 3)] if losses else [])
+
+
+def scoring_every(every: int, work: Path, heldout: list[Task], novel: list[Task], held_rows: list[dict[str, Any]],
+                  args: argparse.Namespace) -> Any:  # fmt: skip
+    """A ``TrainerCallback`` that, every ``every`` SFT steps (the last excepted: the run scores that itself),
+    saves the model to ``work/sft-stepN`` and scores it on the held-out tasks and teacher-forced copying; its
+    ``rows`` hold the figures."""
+    from transformers import TrainerCallback
+
+    class ScoreEvery(TrainerCallback):
+        def __init__(self) -> None:
+            self.rows: list[dict[str, Any]] = []
+
+        def on_step_end(self, _args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any) -> None:
+            if state.global_step % every or state.global_step >= state.max_steps:
+                return
+            out = work / f"sft-step{state.global_step}"
+            model.save_pretrained(str(out))
+            kwargs["processing_class"].save_pretrained(str(out))
+            t = time.perf_counter()
+            scored = evaluate(out, heldout, args)
+            row = {"step": state.global_step, "score": scored["score"], "pass_rate": scored["pass_rate"],
+                   "unseen_answers": subset(scored, novel), "copying": copy_accuracy(out, held_rows),
+                   "tool_calls_ok": scored["tool_calls_ok"], "tool_calls": scored["tool_calls"],
+                   "first_calls": scored["first_calls"][:2], "s": round(time.perf_counter() - t, 1)}  # fmt: skip
+            self.rows.append(row)
+            print(f"step {row['step']}: {json.dumps({k: v for k, v in row.items() if k != 'first_calls'})}", flush=True)
+            model.train()
+
+    return ScoreEvery()
 
 
 def parse() -> argparse.Namespace:
@@ -256,6 +299,15 @@ def parse() -> argparse.Namespace:
         help="List only the tools the family's references call, in the demonstrations (export --tool-names) and "
         "in the hf: agent's prompt (tools=...) alike.",
     )
+    parser.add_argument(
+        "--resume-from",
+        help="Continue SFT from this checkpoint (a previous run's WORK/sft, its tokenizer kept) instead of a new "
+        "model: no warm-ups, 'before' is its score, --steps more steps (lr re-warmed over --warmup, then decaying); "
+        "--steps 0: no SFT, GRPO (--grpo-steps) from the checkpoint.",
+    )
+    parser.add_argument(
+        "--eval-every", type=int, default=0, help="SFT: score the held-out tasks every N steps too (0: only after)."
+    )
     parser.add_argument("--max-length", type=int, default=2048)
     parser.add_argument("--max-new-tokens", type=int, default=96)
     parser.add_argument("--max-turns", type=int, default=8)
@@ -263,7 +315,14 @@ def parse() -> argparse.Namespace:
     args = parser.parse_args()
     for name, value in (QUICK if args.quick else FULL).items():
         if getattr(args, name) is None:
-            setattr(args, name, value)
+            setattr(args, name, 0 if args.resume_from and name in WARMUPS else value)
+    if args.steps == 0 and not args.resume_from:
+        parser.error("--steps 0 (no SFT) needs --resume-from: the checkpoint GRPO continues from")
+    if args.resume_from:
+        if args.value_steps or args.window_steps or args.copy_steps:
+            parser.error("--resume-from continues SFT: --value-steps, --window-steps and --copy-steps must be 0")
+        if not (Path(args.resume_from) / "config.json").is_file():
+            parser.error(f"--resume-from {args.resume_from}: no model there (no config.json)")
     if args.quick:
         args.max_new_tokens, args.max_turns = min(args.max_new_tokens, 48), min(args.max_turns, 4)
     return args
@@ -284,7 +343,10 @@ def main() -> None:
     rows, dropped = demonstrations(train, work / "demos.jsonl", args.recoveries, args.tools)
     print(f"demonstrations: {len(rows)} of {len(train)} (dropped/closed: {dropped or 'none'}); "
           f"{len(novel)} of {len(heldout)} held-out tasks have answers never seen in training")  # fmt: skip
-    base = build_tiny(work / "base", 0, args.vocab, args.layers, args.hidden, work / "demos.jsonl", args.split_ids)
+    if args.resume_from:  # its weights and its tokenizer, SFT continued from them
+        base = Path(args.resume_from)
+    else:
+        base = build_tiny(work / "base", 0, args.vocab, args.layers, args.hidden, work / "demos.jsonl", args.split_ids)
     lengths = token_lengths(rows, args.max_length, str(base))
     print(f"model: {parameter_count(base):,} parameters; {lengths.line() if lengths else 'no rows'}")
     t1 = time.perf_counter()
@@ -306,29 +368,39 @@ def main() -> None:
               f"({done.seconds:.0f} s)")  # fmt: skip
     demonstrations(heldout, work / "heldout.jsonl", 0.0, args.tools)
     held_rows = read_chat_jsonl(work / "heldout.jsonl")
-    copying = {"warm-up": copy_accuracy(base, held_rows)}
-    print(f"copied values, held-out, teacher-forced, after the warm-ups: {copying['warm-up']}")
+    start = "resumed" if args.resume_from else "warm-up"  # the model SFT starts from
+    copying = {start: copy_accuracy(base, held_rows)}
+    print(f"copied values, held-out, teacher-forced, before SFT ({start}): {copying[start]}")
     options = SFTOptions(
         data=str(work / "demos.jsonl"), model=str(base), out=str(work / "sft"), full=True, max_steps=args.steps,
         lr=args.lr, batch_size=args.batch, grad_accum=1, max_length=args.max_length, warmup_steps=args.warmup,
         copy_weight=args.copy_weight, value_batch=args.value_batch, value_tokens=args.value_window,
         logging_steps=max(1, args.steps // 50),
     )  # fmt: skip
+    scorer = scoring_every(args.eval_every, work, heldout, novel, held_rows, args) if args.eval_every else None
     t2 = time.perf_counter()
-    result = run_sft(options)
+    sft, after = work / "sft", before  # --resume-from with --steps 0: no SFT, GRPO from the checkpoint
+    losses: list[float] = []
+    if args.steps:
+        result = run_sft(options, callbacks=[scorer] if scorer else ())
+        losses = result.losses
+        print(f"SFT: {result.steps} steps, loss {result.first_loss:.3f} -> {result.last_loss:.3f} "
+              f"({time.perf_counter() - t2:.0f} s)")  # fmt: skip
+        after = evaluate(sft, heldout, args)
+        print(f"after:  score {after['score']} pass {after['pass_rate']}")
+        copying["sft"] = copy_accuracy(sft, held_rows)
+        print(f"copied values, held-out, teacher-forced, after SFT: {copying['sft']}")
+    else:
+        sft = base
     sft_s = time.perf_counter() - t2
-    print(f"SFT: {result.steps} steps, loss {result.first_loss:.3f} -> {result.last_loss:.3f} ({sft_s:.0f} s)")
-    after = evaluate(work / "sft", heldout, args)
-    print(f"after:  score {after['score']} pass {after['pass_rate']}")
-    copying["sft"] = copy_accuracy(work / "sft", held_rows)
-    print(f"copied values, held-out, teacher-forced, after SFT: {copying['sft']}")
     unseen_scores = {"tasks": [t.id for t in novel], "before": subset(before, novel), "after": subset(after, novel)}
     summary: dict[str, Any] = {
         "args": vars(args), "demonstrations": len(rows), "dropped": dropped, "parameters": parameter_count(base),
         "lengths": lengths.__dict__ if lengths else None, "before": before, "after": after,
         "unseen_answers": unseen_scores, "copying": copying, "grpo": None,
+        "during_sft": scorer.rows if scorer else [],
         "warmups": {k: {"steps": v.steps, "seconds": v.seconds, "loss_curve": curve(v.losses)} for k, v in warmups.items()},
-        "sft_loss_curve": curve(result.losses), "sft_s": round(sft_s, 1), "wall_s": round(time.perf_counter() - t0, 1),
+        "sft_loss_curve": curve(losses), "sft_s": round(sft_s, 1), "wall_s": round(time.perf_counter() - t0, 1),
     }  # fmt: skip
     (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")  # SFT's figures, first
     print(f"held-out score {before['score']:.3f} -> {after['score']:.3f}, pass {before['pass_rate']:.2f} -> "
@@ -337,7 +409,7 @@ def main() -> None:
           f"{summary['wall_s']} s so far", flush=True)  # fmt: skip
     if args.grpo_steps:
         t3 = time.perf_counter()
-        grpo = continue_with_grpo(work, train, args)
+        grpo = continue_with_grpo(work, sft, train, args)
         grpo["after"] = evaluate(work / "grpo", heldout, args)
         grpo["unseen_answers"] = subset(grpo["after"], novel)
         grpo["s"] = round(time.perf_counter() - t3, 1)

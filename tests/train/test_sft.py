@@ -104,6 +104,23 @@ def test_a_short_sft_run_writes_a_lora_adapter_and_lowers_the_training_loss(tiny
     assert adapter["r"] == 8 and adapter["lora_alpha"] == 16
 
 
+def test_callbacks_given_to_run_sft_are_called_at_every_step_with_the_model(tiny_model: Path, tmp_path: Path) -> None:
+    from transformers import TrainerCallback
+
+    from coworkenv.train.sft import run_sft
+
+    seen: list[tuple[int, bool]] = []
+
+    class Record(TrainerCallback):
+        def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any) -> None:
+            seen.append((state.global_step, model is not None))
+
+    data = write_jsonl(tmp_path / "demos.jsonl", n=2)
+    options = _options(data, tiny_model, tmp_path / "adapter", max_steps=3, batch_size=1, grad_accum=1)
+    result = run_sft(options, callbacks=[Record()])
+    assert result.steps == 3 and seen == [(1, True), (2, True), (3, True)]
+
+
 def _invoke_sft(*args: str) -> Any:
     return CliRunner().invoke(train_group, ["sft", *args])
 
