@@ -267,6 +267,11 @@ hf:PATH?template=compact do; by default, the template the model (or adapter) fol
     help="trl: the prompt's tool list, as export --template and hf:PATH?template= render it.  "
     "[default: the one the model/adapter was trained on (coworkenv_sft.json), else full]",
 )
+@click.option(
+    "--tool-names",
+    help="trl: only these tools (comma-separated <service>__<tool>), in the prompt and the environment: the list "
+    "the model was trained with (export --tool-names, hf:PATH?tools=).  [default: every tool of the task's services]",
+)
 def rl_cmd(config_file: Path | None, **values: Any) -> None:
     try:
         file_values = read_config_file(config_file, RLOptions) if config_file else {}

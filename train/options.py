@@ -164,6 +164,7 @@ class RLOptions(LoraOptions):
     gradient_checkpointing: bool | None = None  # None: on with a GPU, off on CPU
     logging_steps: int = 1
     template: str | None = None  # trl engine: the prompt's tool list, full|compact; None: as the model was trained
+    tool_names: str | None = None  # trl engine: only these tools (a,b,c: <service>__<tool>), as export --tool-names
 
     def __post_init__(self) -> None:
         if self.template is not None and self.template not in TEMPLATES:
@@ -174,6 +175,8 @@ class RLOptions(LoraOptions):
             raise OptionsError(f"unknown vllm_mode {self.vllm_mode!r}; use one of {', '.join(VLLM_MODES)}")
         if self.algo not in ALGOS:
             raise OptionsError(f"unknown algo {self.algo!r}; use one of {', '.join(ALGOS)}")
+        if self.tool_names and self.engine != "trl":
+            raise OptionsError("--tool-names is an option of the trl engine (--engine trl)")
         if self.group_size < 2:
             raise OptionsError("group_size must be at least 2: advantages compare rollouts of one task")
 

@@ -32,7 +32,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from coworkenv.harness.agents.hf_agent import TEMPLATES, prompt_messages, tool_schemas
+from coworkenv.harness.agents.hf_agent import TEMPLATES, only_tools, prompt_messages, tool_schemas
 from coworkenv.harness.tools import resolve_services, system_prompt
 from coworkenv.harness.trajectory import UserEvent
 from coworkenv.harness.user_sim import ScriptedUser, UserContext, monotonic_clock
@@ -150,9 +150,12 @@ class TaskEnvironment:
         return [] if self._ctx is None else list(self._ctx.events)
 
     @classmethod
-    def for_services(cls, services: Sequence[str]) -> type[TaskEnvironment]:
-        """The environment class whose tools are these services' (cached per service set)."""
-        return _environment_class(cls, tuple(sorted(services)))
+    def for_services(cls, services: Sequence[str], tool_names: Sequence[str] | None = None) -> type[TaskEnvironment]:
+        """The environment class whose tools are these services' (cached per service set); with ``tool_names``
+        (``tickets__assign_ticket``...), only those of them: the tools a model was trained with (``export
+        --tool-names``, ``hf:PATH?tools=``), so its rollouts see the prompt it learnt."""
+        names = None if tool_names is None else tuple(sorted(set(tool_names)))
+        return _environment_class(cls, tuple(sorted(services)), names)
 
     def __del__(self) -> None:
         backend = getattr(self, "_backend", None)
@@ -162,19 +165,28 @@ class TaskEnvironment:
                 backend.close()
 
 
-_CLASSES: dict[tuple[str, tuple[str, ...]], type[TaskEnvironment]] = {}
+_CLASSES: dict[tuple[str, tuple[str, ...], tuple[str, ...] | None], type[TaskEnvironment]] = {}
 
 
-def _environment_class(base: type[TaskEnvironment], services: tuple[str, ...]) -> type[TaskEnvironment]:
-    key = (base.__qualname__, services)
+def _environment_class(
+    base: type[TaskEnvironment], services: tuple[str, ...], tool_names: tuple[str, ...] | None = None
+) -> type[TaskEnvironment]:
+    key = (base.__qualname__, services, tool_names)
     if key in _CLASSES:
         return _CLASSES[key]
     namespace: dict[str, Any] = {"services": services, "__module__": __name__}
     for service in services:
         for spec in get_service(service).tools:
             method = tool_method(service, spec)
-            namespace[method.__name__] = method
-    cls = _CLASSES[key] = type(f"{base.__name__}_{'_'.join(services)}", (base,), namespace)
+            if tool_names is None or method.__name__ in tool_names:
+                namespace[method.__name__] = method
+    if tool_names is not None and not set(tool_names) & set(namespace):
+        raise ValueError(
+            f"none of the tools {', '.join(tool_names)} belongs to {', '.join(services)}; name them as "
+            "<service>__<tool> (e.g. tickets__assign_ticket), as `coworkenv services --describe` lists them"
+        )
+    suffix = "" if tool_names is None else f"_{len(tool_names)}tools"
+    cls = _CLASSES[key] = type(f"{base.__name__}_{'_'.join(services)}{suffix}", (base,), namespace)
     return cls
 
 
@@ -193,7 +205,7 @@ def services_key(task: Task) -> str:
     return "+".join(sorted(task.services))
 
 
-def first_messages(task: Task, template: str = "full") -> list[dict[str, Any]]:
+def first_messages(task: Task, template: str = "full", tool_names: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """The harness's first two messages (system prompt, an empty user turn for ``reset`` to fill with the
     request) under a template: ``compact`` lists the services' tools in the system message, as the ``hf:`` agent
     and ``export --template compact`` do (from the same MCP tool views, so the texts are equal); then the trainer
@@ -204,18 +216,23 @@ def first_messages(task: Task, template: str = "full") -> list[dict[str, Any]]:
     messages = [{"role": "system", "content": system_prompt(task, services)}, {"role": "user", "content": ""}]
     if template == "full":
         return messages
-    chat, _ = prompt_messages(messages, tool_schemas(list(services.tools)), template)
+    chat, _ = prompt_messages(messages, only_tools(tool_schemas(list(services.tools)), tool_names), template)
     return chat
 
 
-def task_rows(tasks: Sequence[Task], routed: bool | None = None, template: str = "full") -> list[dict[str, Any]]:
+def task_rows(
+    tasks: Sequence[Task],
+    routed: bool | None = None,
+    template: str = "full",
+    tool_names: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
     """Dataset rows: ``prompt`` (:func:`first_messages` under ``template``), ``task`` (the task as JSON),
     ``task_id``, and ``environment`` (the service set) when tasks differ in services."""
     routed = len({services_key(t) for t in tasks}) > 1 if routed is None else routed
     rows = []
     for task in tasks:
         row: dict[str, Any] = {
-            "prompt": first_messages(task, template),
+            "prompt": first_messages(task, template, tool_names),
             "task": task.model_dump_json(),
             "task_id": task.id,
         }
@@ -234,20 +251,22 @@ def trl_environments(
     owns_reward: bool = True,
     connect: Callable[[], Backend] | None = None,
     template: str = "full",
+    tool_names: Sequence[str] | None = None,
 ) -> tuple[list[dict[str, Any]], Factory | dict[str, Factory]]:
     """(dataset rows, ``environment_factory``) for these tasks: one class when they share their services, else a
     ``{service set: class}`` mapping that trl routes by the rows' ``environment`` column. ``template="compact"``
     puts the compact tool list in the rows' system message (train with ``CoworkGRPOTrainer(template="compact")``,
-    which then renders no schemas)."""
+    which then renders no schemas). ``tool_names``: only these tools, in the prompt and as methods (see
+    :meth:`TaskEnvironment.for_services`)."""
     base: type[TaskEnvironment] = CoworkEnvironment if owns_reward else TaskEnvironment
     keys = sorted({services_key(t) for t in tasks})
     classes: dict[str, type[TaskEnvironment]] = {}
     for key in keys:
-        cls = base.for_services(key.split("+"))
+        cls = base.for_services(key.split("+"), tool_names)
         if connect is not None:
             cls = type(cls.__name__, (cls,), {"connect": staticmethod(connect), "__module__": __name__})
         classes[key] = cls
-    rows = task_rows(tasks, routed=len(keys) > 1, template=template)
+    rows = task_rows(tasks, routed=len(keys) > 1, template=template, tool_names=tool_names)
     if len(keys) == 1:
         return rows, classes[keys[0]]
     return rows, dict(classes)

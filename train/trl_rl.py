@@ -144,13 +144,18 @@ def build_trainer(
     """The trainer for these options and tasks (not yet trained)."""
     import datasets
 
-    from coworkenv.harness.agents.hf_agent import load_tokenizer
+    from coworkenv.harness.agents.hf_agent import load_tokenizer, tool_names_option
     from coworkenv.train.trl_env import trl_environments
     from coworkenv.train.trl_grpo import CoworkGRPOTrainer
 
     quiet_unscored_warning()
     template = resolve_template(options)
-    rows, factory = trl_environments(tasks, owns_reward=False, template=template)
+    try:
+        rows, factory = trl_environments(
+            tasks, owns_reward=False, template=template, tool_names=tool_names_option(options.tool_names)
+        )
+    except ValueError as exc:
+        raise OptionsError(str(exc)) from exc
     tokenizer = load_tokenizer(options.model if not options.adapter else options.adapter)
     cls = trainer_cls or CoworkGRPOTrainer
     return cls(

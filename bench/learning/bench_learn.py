@@ -30,8 +30,9 @@
 
 4. (``--grpo-steps``, 4 by default) GRPO from that checkpoint through the trl path (``train rl --engine trl``'s
    trainer, LoRA, ``--template compact`` read from the checkpoint) on training tasks, the held-out score again.
-   The trl environment lists every tool of the task, so with ``--family-tools`` (the default) GRPO prompts the
-   model with a longer tool list than it was trained on: pass ``--no-family-tools`` to compare GRPO.
+   With ``--family-tools`` (the default) GRPO's environment and prompt list only the family's tools
+   (``train rl --tool-names``), the list the model was trained with (the 2026-12-02c GRPO run predates this: its
+   rollouts saw every tool of the service and made no call).
 
 ``--resume-from DIR`` continues instead from a saved SFT model (a run's ``WORK/sft``, its tokenizer kept): no new
 model and no warm-ups, ``before`` is its score, ``--steps`` more steps of the same SFT (the learning rate re-warmed
@@ -179,8 +180,8 @@ def _number(value: Any) -> float | None:
 
 def continue_with_grpo(work: Path, model: Path, train: list[Task], args: argparse.Namespace) -> dict[str, Any]:
     """A few GRPO steps through the trl path (``train rl --engine trl``'s trainer, LoRA on the SFT model
-    ``model``, the compact template it was trained on) on training tasks; the adapter merged into ``work/grpo``
-    for evaluation."""
+    ``model``, the compact template it was trained on, only the tools it was trained with: ``--tool-names``)
+    on training tasks; the adapter merged into ``work/grpo`` for evaluation."""
     from coworkenv.synth.contract.taskfile import save_tasks
     from coworkenv.train.options import RLOptions
     from coworkenv.train.trl_rl import build_trainer, resolve_template
@@ -193,6 +194,7 @@ def continue_with_grpo(work: Path, model: Path, train: list[Task], args: argpars
         group_size=args.grpo_group, tasks_per_step=args.grpo_tasks, steps=args.grpo_steps, lr=args.grpo_lr,
         lora_rank=16, lora_alpha=32, temperature=1.0, max_completion_length=args.grpo_length,
         max_tool_calls=args.max_turns, bf16=False, seed=0,
+        tool_names=",".join(args.tools) if args.tools else None,
     )  # fmt: skip
     trainer = build_trainer(options, picked)
     trainer.train()

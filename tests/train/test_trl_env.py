@@ -129,6 +129,25 @@ def test_rows_route_tasks_with_different_services_to_their_own_environment_class
     assert "tickets__get_ticket" in dir(factories["tickets"]) and "crm__get_account" not in dir(factories["tickets"])
 
 
+def test_named_tools_narrow_the_environment_and_its_prompt_to_the_list_a_model_was_trained_with() -> None:
+    from coworkenv.harness.agents.hf_agent import COMPACT_HEADER
+
+    names = ["tickets__assign_ticket", "tickets__search_tickets"]
+    rows, factory = trl_environments([TASK], owns_reward=False, template="compact", tool_names=names)
+    assert isinstance(factory, type)
+    assert sorted(t["function"]["name"] for t in json_tools(factory)) == names
+    system = rows[0]["prompt"][0]["content"]
+    listed = system.split(COMPACT_HEADER, 1)[1]
+    assert "tickets__assign_ticket" in listed and "tickets__get_ticket" not in listed
+    _, full = trl_environments([TASK], owns_reward=False)
+    assert "tickets__get_ticket" in dir(full) and "tickets__get_ticket" not in dir(factory)
+    env = factory()
+    env.reset(**rows[0])
+    assert "tkt_" in env.tickets__search_tickets(status=["new"])  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="none of the tools"):
+        trl_environments([TASK], tool_names=["crm__get_account"])
+
+
 def test_a_user_message_due_after_a_tool_call_arrives_with_that_calls_result() -> None:
     first = replay(TASK).steps[0]
     service, _, tool = first.name.partition("__")

@@ -55,6 +55,22 @@ def test_the_trl_paths_first_prompt_is_the_hf_agents_prompt_under_the_compact_te
     assert training_text(tokenizer, row).startswith(text)
 
 
+def test_with_named_tools_the_trl_paths_first_prompt_is_the_hf_agents_prompt_with_those_tools(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    from transformers import AutoTokenizer
+
+    names = ("tickets__search_tickets", "tickets__assign_ticket", "tickets__add_comment")
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
+    agent = PromptRecorder(tokenizer, ["Done.<|im_end|>"], "compact", names)
+    _episode(agent)
+    opts = options(tiny_model, tmp_path, "grpo", template="compact", tool_names=",".join(names))
+    text = tokenizer.decode(trl_first_prompt(build_trainer(opts, [load_task(EXAMPLES / TASK)])))
+    assert text == agent.seen[0][0] and "tickets__get_ticket" not in text
+    with pytest.raises(OptionsError, match="trl engine"):
+        RLOptions(engine="native", tool_names="tickets__get_ticket")
+
+
 def test_one_trl_step_under_the_compact_template_plays_the_tools_and_records_the_template(
     tiny_model: Path, tmp_path: Path
 ) -> None:
