@@ -22,6 +22,7 @@ from collections import Counter, defaultdict
 
 import anyio
 
+from coworkenv.synth.contract.grader import forget_reuse
 from coworkenv.synth.contract.library import example_ids, load_example
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.validation.adversarial import adversary_results
@@ -95,6 +96,7 @@ async def measure(items: list[tuple[str, Task]]) -> tuple[Samples, Timings, int]
         start = _clock()
         results = await adversary_results(task, report.reference)
         _since(start, timings, "adversaries")
+        forget_reuse(task)  # as validate_exec does at its end: the trials graded on the way are not kept
         row = samples[family]
         row["reference"].append((report.reference.passed, report.reference.score))
         row["noop"].append((report.noop.passed, report.noop.score))

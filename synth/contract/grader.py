@@ -200,6 +200,16 @@ def _unexplained(task: Task, state: State, audit: AuditInput, ctx: Context, expl
     return list(found)
 
 
+REUSE_KEYS = ("verdicts_by_rows", "unexplained")
+
+
+def forget_reuse(task: Task) -> None:
+    """Drop what ``grade(reuse=True)`` kept on the task (and the trials' states it holds): for the end of a
+    validation, so a process that keeps many validated tasks does not keep every trial graded on the way."""
+    for key in REUSE_KEYS:
+        task._cache.pop(key, None)
+
+
 def grade_trial(task: Task, trial: Trial, *, explain: bool = True) -> Grade:
     """Grade what a run of steps left (:func:`coworkenv.synth.contract.runner.run_steps`); ``explain`` as in
     :func:`grade`. A trial's state and audit are never changed once made, so what was worked out for them (or

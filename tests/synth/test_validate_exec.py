@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 
 from coworkenv.synth.contract.library import example_ids, load_example
@@ -31,6 +32,17 @@ async def test_each_shipped_example_is_valid_by_execution(task_id: str, anyio_ba
     assert report.noop.completion == 0.0
     assert any(m.lost_score for m in report.mutations)
     assert [d for d in report.diagnostics if d.severity == "error"] == []
+
+
+async def test_a_validated_task_keeps_none_of_the_trials_it_graded_on_the_way(anyio_backend: str) -> None:
+    from coworkenv.synth.contract.grader import REUSE_KEYS
+
+    task = load_example(example_ids()[0])
+    with anyio.fail_after(60):
+        first = await validate_exec(task)
+        assert not set(REUSE_KEYS) & set(task._cache)  # what grade(reuse=True) kept is dropped at the end
+        again = await validate_exec(task)
+    assert codes(again) == codes(first) and again.reference == first.reference
 
 
 async def test_the_mcp_door_gives_the_same_verdicts_as_the_direct_door(anyio_backend: str) -> None:

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.expected import expected_from_trial
-from coworkenv.synth.contract.grader import CheckResult, ForbiddenResult, Grade, grade_trial
+from coworkenv.synth.contract.grader import CheckResult, ForbiddenResult, Grade, forget_reuse, grade_trial
 from coworkenv.synth.contract.matchers import short
 from coworkenv.synth.contract.runner import Trial, noop_steps, run_steps
 from coworkenv.synth.contract.task import Task
@@ -237,6 +237,7 @@ async def validate_exec(
     if adversaries and ref_grade.score > 0:
         played = await adversary_results(task, ref_grade, via_mcp=via_mcp, reference_trial=reference)
         diagnostics += adversary_diagnostics(task, played, ref_grade)
+    forget_reuse(task)
     return ExecReport(
         task_id=task.id,
         diagnostics=diagnostics,
