@@ -1,17 +1,16 @@
 """Evaluating one check against a trial: the final state, the audit log and what the agent said.
 
 Each evaluator returns a :class:`Verdict`: whether the check holds, what it expected and what it found,
-in words a person (or a task generator being asked to repair a task) can act on.
+in words a person (or a task generator being asked to repair a task) can act on. The checks of what the agent
+said are in :mod:`~coworkenv.synth.contract.evaluate_said`; the context and verdict types in
+:mod:`~coworkenv.synth.contract.verdict`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from coworkenv.servers.kit import AuditRow, SeedError, parse_seed
 from coworkenv.synth.contract.checks import (
     AnyCheck,
     CallCount,
@@ -22,7 +21,6 @@ from coworkenv.synth.contract.checks import (
     RecordExists,
     RecordFields,
     RecordsUnchanged,
-    SaidCheck,
     SaidChoice,
     SaidContains,
     SaidMatches,
@@ -31,7 +29,7 @@ from coworkenv.synth.contract.checks import (
     ToolCalled,
     ToolNotCalled,
 )
-from coworkenv.synth.contract.chosen import judge_choice
+from coworkenv.synth.contract.evaluate_said import said_choice, said_contains, said_matches, said_value, said_warning
 from coworkenv.synth.contract.matchers import (
     Filter,
     describe,
@@ -42,80 +40,9 @@ from coworkenv.synth.contract.matchers import (
     matches,
     short,
 )
-from coworkenv.synth.contract.said import (
-    REPLY_CAP,
-    Reply,
-    excerpt,
-    judge_contains,
-    judge_value,
-    reply_window,
-    states_value,
-)
-from coworkenv.synth.contract.task import Task
-from coworkenv.synth.contract.warned import judge_warning
+from coworkenv.synth.contract.verdict import AuditInput, Context, Row, State, Verdict, audit_dicts
 
-Row = Mapping[str, Any]
-State = Mapping[str, Mapping[str, Sequence[Row]]]
-AuditInput = Sequence[AuditRow | Mapping[str, Any]]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    passed: bool
-    expected: str
-    found: str
-
-
-@dataclass
-class Context:
-    task: Task
-    state: State
-    audit: list[dict[str, Any]]
-    said: str
-    _seeds: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
-    explain: bool = True
-    """False when only whether each check holds is wanted: the verdicts' words are then left empty (cheaper)."""
-    reuse: bool = False
-    """Whether the state is never changed once made, so a check's verdict on a list of rows judged before (trials
-    share the lists of the tables their run did not write) is taken from the task's cache."""
-
-    def rows(self, service: str, table: str) -> Sequence[Row] | None:
-        tables = self.state.get(service)
-        if tables is None or table not in tables:
-            return None
-        return tables[table]
-
-    def seed_rows(self, service: str, table: str) -> list[dict[str, Any]]:
-        """Seed records as the service stores them (defaults filled, times normalised)."""
-        if service not in self._seeds:
-            cache = self.task._cache.setdefault("normalised_seeds", {})
-            if service not in cache:
-                cache[service] = _normalise_seed(service, self.task.seed(service), self.task)
-            self._seeds[service] = cache[service]
-        return self._seeds[service].get(table, [])
-
-
-def _normalise_seed(service: str, seed: Mapping[str, Any], task: Task) -> dict[str, list[dict[str, Any]]]:
-    from coworkenv.servers.registry import SERVICES
-
-    spec = SERVICES.get(service)
-    kept = task._cache.get("parsed_seeds", {}).get(service)  # what static validation parsed of this very seed
-    if kept is not None and spec is not None and kept[0] is spec and kept[1] is seed:
-        return dict(kept[2])
-    if spec is None:
-        return {k: list(v) for k, v in seed.items()}
-    try:
-        return parse_seed(spec, seed)
-    except SeedError:
-        return {k: list(v) for k, v in seed.items()}
-
-
-def audit_dicts(audit: AuditInput) -> list[dict[str, Any]]:
-    """Audit rows as dicts in call order (simulated-then-wall time order of the environment)."""
-    rows = [dict(vars(r)) if isinstance(r, AuditRow) else dict(r) for r in audit]
-    if all("wall_time" in r for r in rows):
-        rows.sort(key=lambda r: (str(r["wall_time"]), str(r.get("service", "")), int(r.get("seq", 0))))
-    return rows
+__all__ = ["AuditInput", "Context", "State", "Verdict", "audit_dicts", "call_hits", "describe_call", "evaluate"]
 
 
 # ---------------------------------------------------------------------------------------------- state checks
@@ -295,85 +222,6 @@ def _call_order(c: CallOrder, ctx: Context) -> Verdict:
     return Verdict(ok, expected, f"first matching calls at positions {first[0] + 1} and {then[0] + 1}")
 
 
-# ---------------------------------------------------------------------------------------------- said checks
-def _said_found(reply: Reply, detail: str = "") -> str:
-    if not reply.text.strip():
-        return "the agent said nothing to the user"
-    part = f" (its last {len(reply.text)} of {reply.length} characters, the cap)" if reply.cut else ""
-    said = f"the agent said{part}: {excerpt(reply.text)!r}"
-    return f"{detail}; {said}" if detail else said
-
-
-def _said_reply(c: SaidCheck, ctx: Context) -> tuple[Reply, bool]:
-    """The capped reply the check reads, and whether the check is a forbidden action (said = tripped)."""
-    return reply_window(ctx.said), any(f.match is c for f in ctx.task.forbidden_actions)
-
-
-def _over_cap(reply: Reply, expected: str) -> Verdict:
-    found = f"the reply is {reply.length} characters, over the {REPLY_CAP}-character cap: it could hide this"
-    return Verdict(True, expected, found)
-
-
-def _said_contains(c: SaidContains, ctx: Context) -> Verdict:
-    reply, forbidden = _said_reply(c, ctx)
-    case = " (any case)" if c.case_insensitive else ""
-    wrong = f", and none of {c.wrong_values!r}" if c.wrong_values else ""
-    expected = f"the agent tells the user {c.text!r}{case}{wrong}"
-    if forbidden and reply.cut:
-        return _over_cap(reply, expected)
-    ok, detail = judge_contains(reply.text, c.text, c.case_insensitive, [] if forbidden else c.wrong_values)
-    return Verdict(ok, expected, _said_found(reply, "" if ok else detail))
-
-
-def _said_matches(c: SaidMatches, ctx: Context) -> Verdict:
-    reply, forbidden = _said_reply(c, ctx)
-    expected = f"the agent's words match /{c.pattern}/"
-    if forbidden and reply.cut:
-        return _over_cap(reply, expected)
-    flags = re.IGNORECASE if c.case_insensitive else 0
-    ok = re.search(c.pattern, reply.text, flags) is not None
-    return Verdict(ok, expected, _said_found(reply))
-
-
-def _said_warning(c: SaidWarning, ctx: Context) -> Verdict:
-    reply, forbidden = _said_reply(c, ctx)
-    expected = f"the agent warns (/{c.warning}/, not denied) about /{c.about}/"
-    if forbidden and reply.cut:
-        return _over_cap(reply, expected)
-    ok, detail = judge_warning(reply.text, c.warning, c.about, c.case_insensitive)
-    return Verdict(ok, expected, _said_found(reply, "" if ok else detail))
-
-
-def _said_choice(c: SaidChoice, ctx: Context) -> Verdict:
-    reply, forbidden = _said_reply(c, ctx)
-    expected = f"the agent singles out {c.answer!r} (/{c.cue}/ said of it, of no other of {len(c.candidates)})"
-    if forbidden and reply.cut:
-        return _over_cap(reply, expected)
-    ok, detail = judge_choice(reply.text, c.answer, c.cue, c.candidates, c.case_insensitive)
-    return Verdict(ok, expected, _said_found(reply, "" if ok else detail))
-
-
-def _said_value(c: SaidValue, ctx: Context) -> Verdict:
-    reply, forbidden = _said_reply(c, ctx)
-    unit = " (cents; dollars count)" if c.cents else ""
-    label = f" after {c.label!r}" if c.label else ""
-    wrong = f", and none of {c.wrong_values!r}" if c.wrong_values else ""
-    expected = f"the agent states {c.value!r}{unit}{label}{wrong}"
-    if forbidden:  # any mention trips a forbidden action: no answer rules
-        if reply.cut:
-            return _over_cap(reply, expected)
-        return Verdict(states_value(reply.text, c.value, c.cents), expected, _said_found(reply))
-    answer = {
-        float(k.check.value)
-        for k in ctx.task.completion_checks
-        if isinstance(k.check, SaidValue) and k.check.cents == c.cents and not isinstance(k.check.value, str | bool)
-    }
-    ok, detail = judge_value(
-        reply.text, c.value, cents=c.cents, label=c.label, wrong_values=c.wrong_values, answer_size=max(1, len(answer))
-    )
-    return Verdict(ok, expected, _said_found(reply, "" if ok else detail))
-
-
 _EVALUATORS: dict[type, Any] = {
     RecordExists: _record_exists,
     RecordAbsent: _record_absent,
@@ -384,11 +232,11 @@ _EVALUATORS: dict[type, Any] = {
     ToolNotCalled: _tool_not_called,
     CallCount: _call_count,
     CallOrder: _call_order,
-    SaidContains: _said_contains,
-    SaidMatches: _said_matches,
-    SaidValue: _said_value,
-    SaidWarning: _said_warning,
-    SaidChoice: _said_choice,
+    SaidContains: said_contains,
+    SaidMatches: said_matches,
+    SaidValue: said_value,
+    SaidWarning: said_warning,
+    SaidChoice: said_choice,
 }
 
 

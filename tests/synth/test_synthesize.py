@@ -193,23 +193,23 @@ def test_the_llm_generator_is_accepted_but_says_when_it_is_not_installed(monkeyp
 def test_pooled_workers_are_pinned_one_to_a_cpu_only_when_there_are_enough_cpus(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import multiprocessing
+    from coworkenv.synth.generate import pinning
 
-    from coworkenv.synth.generate import synthesize as module
-
-    monkeypatch.setattr(module.os, "sched_getaffinity", lambda pid: {5, 3}, raising=False)
-    assert module._cores_for(2) == [3, 5]
-    assert module._cores_for(3) == []  # more workers than CPUs: the scheduler places them
-    assert module._cores_for(1) == []  # one process: nothing to keep apart
+    monkeypatch.setattr(pinning.os, "sched_getaffinity", lambda pid: {5, 3}, raising=False)
+    assert pinning.cores_for(2) == [3, 5]
+    assert pinning.cores_for(3) == []  # more workers than CPUs: the scheduler places them
+    assert pinning.cores_for(1) == []  # one process: nothing to keep apart
+    assert pinning.start_counter([]) is None
     pinned: list[set[int]] = []
-    monkeypatch.setattr(module.os, "sched_setaffinity", lambda pid, cpus: pinned.append(set(cpus)), raising=False)
-    started = multiprocessing.Value("i", 0)
+    monkeypatch.setattr(pinning.os, "sched_setaffinity", lambda pid, cpus: pinned.append(set(cpus)), raising=False)
+    started = pinning.start_counter([3, 5])
     for _ in range(3):
-        module._pin(started, [3, 5])
+        pinning.pin(started, [3, 5])
+    pinning.pin(None, [])  # nothing to pin
     assert pinned == [{3}, {5}, {3}]
 
     def refused(pid: int, cpus: set[int]) -> None:
         raise PermissionError("not allowed")
 
-    monkeypatch.setattr(module.os, "sched_setaffinity", refused, raising=False)
-    module._pin(started, [3, 5])  # a machine that forbids pinning runs the worker unpinned
+    monkeypatch.setattr(pinning.os, "sched_setaffinity", refused, raising=False)
+    pinning.pin(started, [3, 5])  # a machine that forbids pinning runs the worker unpinned

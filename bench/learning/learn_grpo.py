@@ -1,0 +1,49 @@
+"""The learning bench's last step (``bench_learn.py --grpo-steps``): a few GRPO steps through the trl path from
+the SFT checkpoint, the adapter merged for evaluation."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from coworkenv.synth.contract.task import Task
+
+
+def _number(value: Any) -> float | None:
+    """A logged figure rounded, or None where trl logged none (None or NaN: nothing was scored)."""
+    return None if value is None or value != value else round(float(value), 3)
+
+
+def continue_with_grpo(work: Path, model: Path, train: list[Task], args: argparse.Namespace) -> dict[str, Any]:
+    """A few GRPO steps through the trl path (``train rl --engine trl``'s trainer, LoRA on the SFT model
+    ``model``, the compact template it was trained on, only the tools it was trained with: ``--tool-names``)
+    on training tasks; the adapter merged into ``work/grpo`` for evaluation."""
+    from coworkenv.synth.contract.taskfile import save_tasks
+    from coworkenv.train.options import RLOptions
+    from coworkenv.train.trl_rl import build_trainer, resolve_template
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    picked = train[: args.grpo_steps * args.grpo_tasks]
+    tasks_file = save_tasks(picked, work / "grpo_tasks.jsonl")
+    options = RLOptions(
+        tasks=str(tasks_file), model=str(model), out=str(work / "grpo-run"), algo="grpo", template="compact",
+        group_size=args.grpo_group, tasks_per_step=args.grpo_tasks, steps=args.grpo_steps, lr=args.grpo_lr,
+        lora_rank=16, lora_alpha=32, temperature=1.0, max_completion_length=args.grpo_length,
+        max_tool_calls=args.max_turns, bf16=False, seed=0,
+        tool_names=",".join(args.tools) if args.tools else None,
+    )  # fmt: skip
+    trainer = build_trainer(options, picked)
+    trainer.train()
+    merged = trainer.model.merge_and_unload()
+    merged.save_pretrained(str(work / "grpo"))
+    trainer.processing_class.save_pretrained(str(work / "grpo"))
+    log = trainer.state.log_history
+    return {
+        "template": resolve_template(options),
+        "tasks": len(picked),
+        "rewards": [_number(e["reward"]) for e in log if "reward" in e],  # None: every group rejected
+        "tool_call_frequency": [_number(e["tools/call_frequency"]) for e in log if "tools/call_frequency" in e],
+        "groups": dict(trainer.group_stats),
+    }
