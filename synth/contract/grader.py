@@ -200,7 +200,7 @@ def _unexplained(task: Task, state: State, audit: AuditInput, ctx: Context, expl
     return list(found)
 
 
-REUSE_KEYS = ("verdicts_by_rows", "unexplained")
+REUSE_KEYS = ("verdicts_by_rows", "unexplained", "records_named")
 
 
 def forget_reuse(task: Task) -> None:
