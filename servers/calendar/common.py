@@ -114,7 +114,7 @@ def events_on(ctx: ToolContext, cal: Row) -> list[Row]:
     """The events a calendar shows: those stored on it and, on a primary calendar, the invitations of its owner."""
     if not cal["is_primary"]:
         return ctx.table("events").select("calendar_id = ?", [cal["id"]], order_by="start, id")
-    invited = "EXISTS (SELECT 1 FROM json_each(events.attendees) WHERE json_extract(value, '$.email') = ?)"
+    invited = "json_has_field(events.attendees, 'email', ?)"
     return ctx.table("events").select(f"(calendar_id = ? OR {invited})", [cal["id"], cal["owner"]], "start, id")
 
 

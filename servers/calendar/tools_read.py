@@ -67,7 +67,7 @@ def list_calendars(ctx: ToolContext, page_size: PageSize = 50, page_token: PageT
     """List the calendars you can open: your own and those shared with you, with your role on each (owner,
     writer or reader). Other members' calendars show only free/busy times: use query_free_busy for those."""
     user = acting_user(ctx)
-    shared = "EXISTS (SELECT 1 FROM json_each(calendars.shares) WHERE json_extract(value, '$.email') = ?)"
+    shared = "json_has_field(calendars.shares, 'email', ?)"
     where = f"(owner = ? OR {shared})"
     rows, total, nxt = ctx.paginate(
         "calendars", where, [user["email"]] * 2, "is_primary DESC, summary, id", page_size, page_token

@@ -21,7 +21,7 @@ from coworkenv.servers.chat.common import (
 from coworkenv.servers.chat.models import ChannelPage, MessagePage, Thread, User, UserPage
 from coworkenv.servers.kit import PageSize, PageToken, Timestamp, ToolContext, Where, tool
 
-_IS_MEMBER = "EXISTS (SELECT 1 FROM json_each(channels.members) WHERE value = ?)"
+_IS_MEMBER = "json_has(channels.members, ?)"
 
 
 @tool(read_only=True)

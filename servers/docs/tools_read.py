@@ -32,10 +32,7 @@ from coworkenv.servers.kit import PageSize, PageToken, ServiceError, Timestamp, 
 T = TypeVar("T")
 
 # A member sees a document they own, one shared with them, or one every workspace member has a role on.
-_VISIBLE = (
-    "(owner = ? OR workspace_role IS NOT NULL OR EXISTS "
-    "(SELECT 1 FROM json_each(documents.shares) WHERE json_extract(value, '$.email') = ?))"
-)
+_VISIBLE = "(owner = ? OR workspace_role IS NOT NULL OR json_has_field(documents.shares, 'email', ?))"
 
 
 def page_of(items: list[T], page_size: int, page_token: str | None) -> tuple[list[T], int, str | None]:

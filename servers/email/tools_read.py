@@ -26,7 +26,6 @@ from coworkenv.servers.kit import (
     Timestamp,
     ToolContext,
     Where,
-    contains_clause,
     tool,
 )
 
@@ -102,17 +101,16 @@ def label_id(ctx: ToolContext, box: Row, label: str) -> str:
 
 
 def has_label(column: str = "label_ids") -> str:
-    return f"EXISTS (SELECT 1 FROM json_each(messages.{column}) WHERE value = ?)"
+    return f"json_has(messages.{column}, ?)"
 
 
-_NOT_SPAM_TRASH = "NOT EXISTS (SELECT 1 FROM json_each(messages.label_ids) WHERE value IN ('TRASH', 'SPAM'))"
+_NOT_SPAM_TRASH = "NOT (json_has(messages.label_ids, 'TRASH') OR json_has(messages.label_ids, 'SPAM'))"
 
 
 def _in_lists(columns: list[str], query: str) -> tuple[str, ...]:
     """An SQL fragment and its values: an item of any of the JSON lists in ``columns`` contains ``query``."""
-    clause, params = contains_clause(["value"], query)
-    parts = [f'EXISTS (SELECT 1 FROM json_each(messages."{column}") WHERE {clause})' for column in columns]
-    return ("(" + " OR ".join(parts) + ")", *params * len(columns))
+    parts = [f'json_item_contains(messages."{column}", ?)' for column in columns]
+    return ("(" + " OR ".join(parts) + ")", *[query.casefold()] * len(columns))
 
 
 # ---------------------------------------------------------------------------------------------- tools

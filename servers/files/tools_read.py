@@ -25,10 +25,7 @@ from coworkenv.servers.files.models import CsvRows, FilePage, FileView, MimeType
 from coworkenv.servers.kit import PageSize, PageToken, ServiceError, Timestamp, ToolContext, Where, tool
 
 # A member sees a file they own, one shared with them, or one every workspace member has a role on.
-_VISIBLE = (
-    "(owner = ? OR workspace_role IS NOT NULL OR EXISTS "
-    "(SELECT 1 FROM json_each(files.shares) WHERE json_extract(value, '$.email') = ?))"
-)
+_VISIBLE = "(owner = ? OR workspace_role IS NOT NULL OR json_has_field(files.shares, 'email', ?))"
 Version = Annotated[
     int | None,
     Field(

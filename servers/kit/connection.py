@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from coworkenv.servers.kit import files
+from coworkenv.servers.kit import files, sqlfunctions
 from coworkenv.servers.kit.errors import EnvironmentConfigError
 from coworkenv.servers.kit.service import Service
-from coworkenv.servers.kit.text import casefold
 
 log = logging.getLogger("coworkenv.servers")
 
@@ -51,7 +50,7 @@ def connect(path: Path | None, wal: bool = True) -> sqlite3.Connection:
     else:
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, factory=FileConnection)
     try:
-        conn.create_function("casefold", 1, casefold, deterministic=True)
+        sqlfunctions.register(conn)
         if path is not None:
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         if path is not None and wal:

@@ -5,6 +5,12 @@ keyed by the service object, its version and a hash of the seed's content, so th
 same seed is ``Connection.deserialize`` of that image (a memory copy, no validation, no inserts). The images
 share one memory budget (:data:`DEFAULT_BUDGET_MB`, or ``COWORKENV_SEED_CACHE_MB``; 0 turns the cache off) and
 the least recently used go first.
+
+A closed environment's connection goes back to a pool, and the next environment whose image has the same
+*layout* (:func:`layout_of`: the schema cookie and every ``sqlite_master`` row, root pages included) gets it:
+its compiled statements (the audit insert, the tools' queries) then run on the new image without being compiled
+again. Only the same layout is safe: SQLite keeps running a compiled statement after ``deserialize`` when the
+schema cookie matches, and a statement compiled for other root pages would read the wrong table.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from coworkenv.servers.kit.text import casefold
+from coworkenv.servers.kit import sqlfunctions
 
 if TYPE_CHECKING:
     from coworkenv.servers.kit.service import Service
@@ -51,15 +57,21 @@ def seed_key(service: Service, seed: Mapping[str, Any] | None) -> tuple[Any, ...
 
 
 class ImageCache:
-    """Seeded database images, least recently used first out, within a byte budget."""
+    """Seeded database images, least recently used first out, within a byte budget; each with its layout
+    (:func:`layout_of`, None when not known) so that a copy of it can go into a pooled connection."""
 
     def __init__(self, budget_bytes: int) -> None:
         self.budget = budget_bytes
         self.size = 0
-        self._images: OrderedDict[tuple[Any, ...], tuple[bytes, Service]] = OrderedDict()
+        self._images: OrderedDict[tuple[Any, ...], tuple[bytes, Service, str | None]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key: tuple[Any, ...] | None) -> bytes | None:
+        entry = self.entry(key)
+        return None if entry is None else entry[0]
+
+    def entry(self, key: tuple[Any, ...] | None) -> tuple[bytes, str | None] | None:
+        """The image kept under ``key`` and its layout."""
         if key is None:
             return None
         with self._lock:
@@ -67,9 +79,9 @@ class ImageCache:
             if entry is None:
                 return None
             self._images.move_to_end(key)
-            return entry[0]
+            return entry[0], entry[2]
 
-    def put(self, key: tuple[Any, ...] | None, image: bytes, service: Service) -> None:
+    def put(self, key: tuple[Any, ...] | None, image: bytes, service: Service, layout: str | None = None) -> None:
         """Keep ``image`` (the service is held so its id cannot be reused while the entry lives)."""
         if key is None or len(image) > self.budget // 4:
             return
@@ -77,10 +89,10 @@ class ImageCache:
             old = self._images.pop(key, None)
             if old is not None:
                 self.size -= len(old[0])
-            self._images[key] = (image, service)
+            self._images[key] = (image, service, layout)
             self.size += len(image)
             while self.size > self.budget:
-                _, (dropped, _svc) = self._images.popitem(last=False)
+                _, (dropped, _svc, _layout) = self._images.popitem(last=False)
                 self.size -= len(dropped)
 
     def clear(self) -> None:
@@ -105,19 +117,81 @@ IMAGES = ImageCache(_budget_from_env())
 """The process's seeded images (``IMAGES.clear()`` drops them)."""
 
 
+POOL_PER_LAYOUT = 4
+"""Idle connections kept per (service, layout)."""
+POOL_MAX_IMAGE = 1 << 20
+"""Images larger than this get a connection of their own (a pooled one would hold its pages while idle)."""
+STATEMENT_CACHE = 256
+"""Compiled statements a connection keeps (Python's default is 128; a service's tools use fewer than this)."""
+
+
+def layout_of(conn: sqlite3.Connection) -> str:
+    """What a compiled statement depends on in a database: the schema cookie and every ``sqlite_master`` row,
+    root pages included (a hash). Two databases of one layout run each other's compiled statements correctly."""
+    version = conn.execute("PRAGMA schema_version").fetchone()[0]
+    rows = conn.execute("SELECT type, name, tbl_name, rootpage, sql FROM sqlite_master ORDER BY rowid").fetchall()
+    return hashlib.sha256(repr((version, rows)).encode()).hexdigest()
+
+
+class ConnectionPool:
+    """Idle in-memory connections by (service, layout), at most :data:`POOL_PER_LAYOUT` each."""
+
+    def __init__(self) -> None:
+        self._idle: dict[tuple[int, str], list[tuple[sqlite3.Connection, Service]]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, service: Service, layout: str) -> sqlite3.Connection | None:
+        with self._lock:
+            idle = self._idle.get((id(service), layout))
+            return idle.pop()[0] if idle else None
+
+    def give(self, service: Service, layout: str, conn: sqlite3.Connection) -> bool:
+        """Keep ``conn`` for the next image of this layout; False when there is no room (the caller closes it).
+        The service is held so its id cannot be reused while its connections wait."""
+        with self._lock:
+            idle = self._idle.setdefault((id(service), layout), [])
+            if len(idle) >= POOL_PER_LAYOUT:
+                return False
+            idle.append((conn, service))
+            return True
+
+    def clear(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, {}
+        for conns in idle.values():
+            for conn, _service in conns:
+                conn.close()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return sum(len(conns) for conns in self._idle.values())
+
+
+POOL = ConnectionPool()
+"""The process's idle connections (``POOL.clear()`` closes them)."""
+
+
 def new_connection() -> sqlite3.Connection:
-    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-    conn.create_function("casefold", 1, casefold, deterministic=True)
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False, cached_statements=STATEMENT_CACHE)
+    sqlfunctions.register(conn)
     return conn
 
 
-def acquire(service: Service, image: bytes) -> sqlite3.Connection:
-    """A new in-memory connection holding a copy of ``image``.
+def poolable(image: bytes) -> bool:
+    return len(image) <= POOL_MAX_IMAGE
 
-    Connections are not pooled: reusing one across ``deserialize`` would keep its compiled statements (four
-    times cheaper first calls), but SQLite 3.40 does not expire a statement that reads a table-valued function
-    (``json_each``) when the schema is swapped underneath, and running it then crashes the process."""
-    del service
+
+def acquire(service: Service, image: bytes, layout: str | None = None) -> sqlite3.Connection:
+    """An in-memory connection holding a copy of ``image``: an idle one of the same ``layout`` when there is one
+    (its compiled statements kept), else a new one. ``layout`` must be :func:`layout_of` the image (None: unknown,
+    always a new connection)."""
+    conn = POOL.take(service, layout) if layout is not None else None
+    if conn is not None:
+        try:
+            conn.deserialize(image)
+            return conn
+        except sqlite3.Error:  # e.g. a statement left running: this one is not reused
+            conn.close()
     conn = new_connection()
     try:
         conn.deserialize(image)
@@ -127,10 +201,12 @@ def acquire(service: Service, image: bytes) -> sqlite3.Connection:
     return conn
 
 
-def release(service: Service, conn: sqlite3.Connection) -> None:
-    """Close an in-memory connection no one uses any more."""
-    del service
-    conn.close()
+def release(service: Service, conn: sqlite3.Connection, layout: str | None = None) -> None:
+    """An in-memory connection no one uses any more: back to the pool when its database has ``layout`` (what
+    :func:`layout_of` said of the image it was given; None: unknown) and nothing is left open in it, else
+    closed."""
+    if layout is None or conn.in_transaction or not POOL.give(service, layout, conn):
+        conn.close()
 
 
 def _empty_image() -> bytes:

@@ -82,12 +82,10 @@ class Where:
 
     def has_tag(self, column: str, value: Any) -> Where:
         """The JSON list in ``column`` (qualified, e.g. ``tickets.tags``) holds ``value``."""
-        return (
-            self if _absent(value) else self.raw(f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value = ?)", value)
-        )
+        return self if _absent(value) else self.raw(f"json_has({column}, ?)", value)
 
     def lacks_tag(self, column: str, value: Any) -> Where:
         """The JSON list in ``column`` does not hold ``value``."""
         if _absent(value):
             return self
-        return self.raw(f"NOT EXISTS (SELECT 1 FROM json_each({column}) WHERE value = ?)", value)
+        return self.raw(f"NOT json_has({column}, ?)", value)

@@ -172,11 +172,17 @@ def insert_seed(
             if rows:
                 table = service.tables_by_name[name]
                 given = columns.get(name) if columns is not None else None
-                _insert_table(conn, table, encode_columns(table, rows) if given is None else given)
+                _insert_table(conn, table, encode_columns(table, rows) if given is None else given, len(rows))
 
 
-def _insert_table(conn: sqlite3.Connection, table: Table, columns: Columns) -> None:
-    indexes = table.ddl()[1:]
+BULK_INDEX_ROWS = 512
+"""From this many rows a table's indexes are dropped and built after its rows; below it the rows go into the
+indexes as they are, so a small seed's database keeps the schema's layout (root pages) and its environments
+share pooled connections (see :mod:`.images`)."""
+
+
+def _insert_table(conn: sqlite3.Connection, table: Table, columns: Columns, count: int) -> None:
+    indexes = table.ddl()[1:] if count >= BULK_INDEX_ROWS else []
     empty = not indexes or conn.execute(f'SELECT 1 FROM "{table.name}" LIMIT 1').fetchone() is None
     if indexes and empty:
         for name in table.index_names:

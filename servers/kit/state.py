@@ -43,6 +43,7 @@ class ServiceState(Dispatcher, Marks):
         clock: SimClock,
         seed: Seed | None,
         image: bytes | None = None,
+        layout: str | None = None,
     ) -> None:
         self.service = service
         self.conn = conn
@@ -51,6 +52,9 @@ class ServiceState(Dispatcher, Marks):
         """The validated seed, for a database reset by reloading it; None where ``image`` is kept instead."""
         self.image = image
         """The seeded database (in memory: a reset copies it back; shared with the seed cache, never written)."""
+        self.layout = layout
+        """:func:`images.layout_of` this in-memory database (its schema never changes), when its connection may
+        go back to the pool on close; None otherwise."""
         self.initial_now = clock.iso()
         self.tables = {t.name: TableStore(conn, t) for t in service.tables}
         self.journal = []
@@ -110,8 +114,8 @@ class ServiceState(Dispatcher, Marks):
         ``parsed`` is given), loaded, and its image kept for the next environment (see :mod:`.images`)."""
         clock = SimClock(now) if now is not None else SimClock()
         key = images.seed_key(service, seed)
-        image = images.IMAGES.get(key)
-        if image is None:
+        entry = images.IMAGES.entry(key)
+        if entry is None:
             columns = None
             if parsed is None:
                 parsed, columns = parse_seed_columns(service, seed or {})
@@ -120,14 +124,17 @@ class ServiceState(Dispatcher, Marks):
                 state = cls(service, conn, clock, parsed)
                 state._create(persistent=False, columns=columns)
                 state.image, state.seed = conn.serialize(), None
+                if images.poolable(state.image):
+                    state.layout = images.layout_of(conn)
             except BaseException:
                 images.release(service, conn)
                 raise
-            images.IMAGES.put(key, state.image, service)
+            images.IMAGES.put(key, state.image, service, state.layout)
             return state
-        conn = images.acquire(service, image)
+        image, layout = entry
+        conn = images.acquire(service, image, layout)
         try:
-            state = cls(service, conn, clock, None, image)
+            state = cls(service, conn, clock, None, image, layout)
             state._stamp_clock()
         except BaseException:
             images.release(service, conn)
@@ -315,17 +322,19 @@ class ServiceState(Dispatcher, Marks):
         if isinstance(conn, connection.FileConnection):
             conn.close()
         else:
-            images.release(self.service, conn)
+            images.release(self.service, conn, self.layout)
 
     def fork(self) -> ServiceState:
         """An in-memory copy of this state (records, audit log, ids, clock): the fast way to start many
         episodes from one seeded environment."""
+        layout = None
         if isinstance(self.conn, connection.FileConnection):  # a WAL file: copy its pages
             conn = images.acquire(self.service, images.EMPTY)
             self.conn.backup(conn)
         else:
-            conn = images.acquire(self.service, self.conn.serialize())
-        copy = ServiceState(self.service, conn, SimClock(self.clock.now()), self.seed, self.image)
+            layout = self.layout
+            conn = images.acquire(self.service, self.conn.serialize(), layout)
+        copy = ServiceState(self.service, conn, SimClock(self.clock.now()), self.seed, self.image, layout)
         copy.initial_now = self.initial_now
         for name, store in self.tables.items():
             mine = copy.tables[name]

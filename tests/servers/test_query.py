@@ -10,14 +10,13 @@ from pathlib import Path
 import pytest
 
 from coworkenv.servers import Environment
-from coworkenv.servers.kit import Where
-from coworkenv.servers.kit.text import casefold
+from coworkenv.servers.kit import Where, sqlfunctions
 
 
 @pytest.fixture
 def db() -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:")
-    conn.create_function("casefold", 1, casefold, deterministic=True)
+    sqlfunctions.register(conn)
     conn.execute("CREATE TABLE t (id TEXT, name TEXT, status TEXT, n INTEGER, at TEXT, tags TEXT)")
     conn.executemany(
         "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)",

@@ -1,0 +1,81 @@
+"""The SQL functions every service connection has: ``casefold`` and the JSON-list tests the tools filter with.
+
+The list tests take the place of ``EXISTS (SELECT 1 FROM json_each(col) WHERE ...)``: a compiled statement that
+reads a table-valued function crashes SQLite 3.40 when it runs again after ``deserialize`` swapped the database
+under it, and pooled connections (:mod:`.images`) run their compiled statements on one image after another.
+They compare as SQLite compares ``json_each``'s ``value`` with a bound parameter: a JSON string equals only that
+text, a number only an equal number (``true`` is 1, ``false`` 0), ``null`` nothing; a nested list or object is
+its compact JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from coworkenv.servers.kit.text import casefold
+
+
+def _items(text: Any) -> Iterable[Any]:
+    """What ``json_each(text)`` walks: an array's items, an object's values, a scalar itself; nothing for NULL or
+    text that is not JSON."""
+    if text is None:
+        return ()
+    try:
+        doc = json.loads(text)
+    except (TypeError, ValueError):
+        return ()
+    if isinstance(doc, list):
+        return doc
+    if isinstance(doc, dict):
+        return doc.values()
+    return (doc,)
+
+
+def _sql_value(item: Any) -> Any:
+    if isinstance(item, bool):
+        return int(item)
+    if isinstance(item, dict | list):
+        return json.dumps(item, separators=(",", ":"), ensure_ascii=False)
+    return item
+
+
+def _equal(item: Any, value: Any) -> bool:
+    """``item = value`` in SQL, ``item`` a JSON value (as ``json_each`` gives it), ``value`` a bound parameter."""
+    if item is None or value is None:
+        return False
+    item = _sql_value(item)
+    if isinstance(value, str):
+        return isinstance(item, str) and item == value
+    if isinstance(value, int | float):
+        return isinstance(item, int | float) and item == value
+    return False
+
+
+def json_has(text: Any, value: Any) -> int:
+    """``json_has(list, v)``: 1 when an item of the JSON list equals ``v``."""
+    return int(any(_equal(item, value) for item in _items(text)))
+
+
+def json_has_field(text: Any, field: Any, value: Any) -> int:
+    """``json_has_field(list, 'email', v)``: 1 when an object of the JSON list has ``field`` equal to ``v``."""
+    return int(any(isinstance(item, dict) and _equal(item.get(field), value) for item in _items(text)))
+
+
+def json_item_contains(text: Any, needle: Any) -> int:
+    """``json_item_contains(list, needle)``: 1 when an item of the JSON list, case-folded, contains ``needle``
+    (already case-folded), as ``instr(casefold(value), needle) > 0`` over ``json_each`` does."""
+    if needle is None:
+        return 0
+    needle = str(needle)
+    return int(any(item is not None and needle in casefold(_sql_value(item)) for item in _items(text)))
+
+
+def register(conn: sqlite3.Connection) -> None:
+    """Give ``conn`` the kit's SQL functions."""
+    conn.create_function("casefold", 1, casefold, deterministic=True)
+    conn.create_function("json_has", 2, json_has, deterministic=True)
+    conn.create_function("json_has_field", 3, json_has_field, deterministic=True)
+    conn.create_function("json_item_contains", 2, json_item_contains, deterministic=True)

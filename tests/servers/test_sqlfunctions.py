@@ -1,0 +1,65 @@
+"""The kit's JSON-list SQL functions answer exactly as the ``json_each`` subqueries they replace."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import pytest
+
+from coworkenv.servers.kit import sqlfunctions
+
+LISTS = [
+    '["a", "b"]',
+    "[1, 2.0, true, false, null]",
+    '[["a"], {"k": "v"}, "A"]',
+    "[]",
+    "null",
+    '"a"',
+    '{"x": "a", "y": 1}',
+    '[1.5, "1", "Straße", "STRASSE"]',
+    None,
+]
+VALUES: list[Any] = ["a", "b", "A", 1, 2, 2.0, 1.5, "1", 0, None, '["a"]', '{"k":"v"}', "true", "straße"]
+OBJECT_LISTS = [
+    '[{"email": "a@x.io"}, {"email": null}, {"email": 1}, {"other": "a@x.io"}]',
+    '[{"email": "b@x.io", "role": "reader"}, {"email": ["a@x.io"]}]',
+    "[]",
+    None,
+]
+EMAILS: list[Any] = ["a@x.io", "b@x.io", 1, None, "", '["a@x.io"]']
+NEEDLES = ["a", "strasse", "1", "2.0", "", "v", "x"]
+
+
+@pytest.fixture
+def conn() -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:")
+    sqlfunctions.register(db)
+    return db
+
+
+def one(conn: sqlite3.Connection, sql: str, *params: Any) -> int:
+    return int(conn.execute(sql, params).fetchone()[0])
+
+
+@pytest.mark.parametrize("text", LISTS)
+def test_json_has_equals_an_exists_over_json_each(conn: sqlite3.Connection, text: str | None) -> None:
+    for value in VALUES:
+        old = one(conn, "SELECT EXISTS (SELECT 1 FROM json_each(?) WHERE value = ?)", text, value)
+        assert one(conn, "SELECT json_has(?, ?)", text, value) == old, (text, value)
+
+
+@pytest.mark.parametrize("text", OBJECT_LISTS)
+def test_json_has_field_equals_an_exists_over_json_extract(conn: sqlite3.Connection, text: str | None) -> None:
+    for email in EMAILS:
+        old = one(
+            conn, "SELECT EXISTS (SELECT 1 FROM json_each(?) WHERE json_extract(value, '$.email') = ?)", text, email
+        )
+        assert one(conn, "SELECT json_has_field(?, 'email', ?)", text, email) == old, (text, email)
+
+
+@pytest.mark.parametrize("text", [t for t in LISTS if t is None or t.startswith("[")])
+def test_json_item_contains_equals_an_instr_over_json_each(conn: sqlite3.Connection, text: str | None) -> None:
+    for needle in NEEDLES:
+        old = one(conn, "SELECT EXISTS (SELECT 1 FROM json_each(?) WHERE instr(casefold(value), ?) > 0)", text, needle)
+        assert one(conn, "SELECT json_item_contains(?, ?)", text, needle) == old, (text, needle)
