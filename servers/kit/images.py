@@ -119,6 +119,8 @@ IMAGES = ImageCache(_budget_from_env())
 
 POOL_PER_LAYOUT = 4
 """Idle connections kept per (service, layout)."""
+POOL_MAX_IDLE = 32
+"""Idle connections kept in all."""
 POOL_MAX_IMAGE = 1 << 20
 """Images larger than this get a connection of their own (a pooled one would hold its pages while idle)."""
 STATEMENT_CACHE = 256
@@ -134,37 +136,52 @@ def layout_of(conn: sqlite3.Connection) -> str:
 
 
 class ConnectionPool:
-    """Idle in-memory connections by (service, layout), at most :data:`POOL_PER_LAYOUT` each."""
+    """Idle in-memory connections by (service, layout): at most :data:`POOL_PER_LAYOUT` each and
+    :data:`POOL_MAX_IDLE` in all (the layout used least recently gives one up first)."""
 
     def __init__(self) -> None:
         self._idle: dict[tuple[int, str], list[tuple[sqlite3.Connection, Service]]] = {}
+        self._count = 0
         self._lock = threading.Lock()
 
     def take(self, service: Service, layout: str) -> sqlite3.Connection | None:
         with self._lock:
             idle = self._idle.get((id(service), layout))
-            return idle.pop()[0] if idle else None
+            if not idle:
+                return None
+            self._count -= 1
+            return idle.pop()[0]
 
     def give(self, service: Service, layout: str, conn: sqlite3.Connection) -> bool:
         """Keep ``conn`` for the next image of this layout; False when there is no room (the caller closes it).
         The service is held so its id cannot be reused while its connections wait."""
+        dropped = None
         with self._lock:
-            idle = self._idle.setdefault((id(service), layout), [])
+            key = (id(service), layout)
+            idle = self._idle.pop(key, [])
+            self._idle[key] = idle  # the most recently used layout last
             if len(idle) >= POOL_PER_LAYOUT:
                 return False
+            if self._count >= POOL_MAX_IDLE:
+                oldest = next(k for k, conns in self._idle.items() if conns)
+                dropped = self._idle[oldest].pop(0)[0]
+                self._count -= 1
             idle.append((conn, service))
-            return True
+            self._count += 1
+        if dropped is not None:
+            dropped.close()
+        return True
 
     def clear(self) -> None:
         with self._lock:
-            idle, self._idle = self._idle, {}
+            idle, self._idle, self._count = self._idle, {}, 0
         for conns in idle.values():
             for conn, _service in conns:
                 conn.close()
 
     def __len__(self) -> int:
         with self._lock:
-            return sum(len(conns) for conns in self._idle.values())
+            return self._count
 
 
 POOL = ConnectionPool()

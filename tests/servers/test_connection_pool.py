@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from coworkenv.servers.kit import Environment
+from coworkenv.servers.kit import Environment, images
 from coworkenv.servers.kit.images import IMAGES, POOL, POOL_PER_LAYOUT
 from coworkenv.servers.kit.seed import BULK_INDEX_ROWS
 
@@ -116,3 +116,18 @@ def test_the_pool_keeps_a_few_connections_a_layout() -> None:
     for env in envs:
         env.close()
     assert len(POOL) == POOL_PER_LAYOUT
+
+
+def test_the_pool_keeps_a_bounded_number_in_all_giving_up_the_least_recently_used_layout_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(images, "POOL_MAX_IDLE", 2)
+    small = Environment.create({"tickets": SEED})
+    conn = small.state("tickets").conn
+    small.close()
+    big = [Environment.create({"tickets": big_seed()}) for _ in range(2)]
+    for env in big:
+        env.close()
+    assert len(POOL) == 2
+    with Environment.create({"tickets": SEED}) as again:
+        assert again.state("tickets").conn is not conn  # closed to make room
