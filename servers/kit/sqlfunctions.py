@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from coworkenv.servers.kit.text import casefold
@@ -42,35 +43,52 @@ def _sql_value(item: Any) -> Any:
     return item
 
 
-def _equal(item: Any, value: Any) -> bool:
-    """``item = value`` in SQL, ``item`` a JSON value (as ``json_each`` gives it), ``value`` a bound parameter."""
-    if item is None or value is None:
-        return False
-    item = _sql_value(item)
+def _key(value: Any) -> tuple[str, Any] | None:
+    """What a value is compared as: text with text, a number with numbers (``1`` equals ``1.0``, as in SQL);
+    None for what equals nothing (NULL, a blob)."""
     if isinstance(value, str):
-        return isinstance(item, str) and item == value
+        return ("s", value)
     if isinstance(value, int | float):
-        return isinstance(item, int | float) and item == value
-    return False
+        return ("n", value)
+    return None
+
+
+# A table's JSON lists repeat (labels, members, shares): each distinct text is parsed once.
+@lru_cache(maxsize=8192)
+def _keys(text: str) -> frozenset[tuple[str, Any]]:
+    return frozenset(k for item in _items(text) if item is not None and (k := _key(_sql_value(item))) is not None)
+
+
+@lru_cache(maxsize=8192)
+def _field_keys(text: str, field: str) -> frozenset[tuple[str, Any]]:
+    found = (item.get(field) for item in _items(text) if isinstance(item, dict))
+    return frozenset(k for v in found if v is not None and (k := _key(_sql_value(v))) is not None)
+
+
+@lru_cache(maxsize=8192)
+def _folded(text: str) -> tuple[str, ...]:
+    return tuple(casefold(_sql_value(item)) for item in _items(text) if item is not None)
 
 
 def json_has(text: Any, value: Any) -> int:
     """``json_has(list, v)``: 1 when an item of the JSON list equals ``v``."""
-    return int(any(_equal(item, value) for item in _items(text)))
+    key = _key(value)
+    return int(key is not None and isinstance(text, str) and key in _keys(text))
 
 
 def json_has_field(text: Any, field: Any, value: Any) -> int:
     """``json_has_field(list, 'email', v)``: 1 when an object of the JSON list has ``field`` equal to ``v``."""
-    return int(any(isinstance(item, dict) and _equal(item.get(field), value) for item in _items(text)))
+    key = _key(value)
+    return int(key is not None and isinstance(text, str) and isinstance(field, str) and key in _field_keys(text, field))
 
 
 def json_item_contains(text: Any, needle: Any) -> int:
     """``json_item_contains(list, needle)``: 1 when an item of the JSON list, case-folded, contains ``needle``
     (already case-folded), as ``instr(casefold(value), needle) > 0`` over ``json_each`` does."""
-    if needle is None:
+    if needle is None or not isinstance(text, str):
         return 0
     needle = str(needle)
-    return int(any(item is not None and needle in casefold(_sql_value(item)) for item in _items(text)))
+    return int(any(needle in item for item in _folded(text)))
 
 
 def register(conn: sqlite3.Connection) -> None:
