@@ -29,6 +29,7 @@ from coworkenv.servers.kit.columns import (
 from coworkenv.servers.kit.errors import SeedError
 from coworkenv.servers.kit.files import DocumentError, read_document
 from coworkenv.servers.kit.records import SEED_CONTEXT, Table
+from coworkenv.servers.kit.seedmodels import fast_model
 
 if TYPE_CHECKING:
     from coworkenv.servers.kit.service import Service
@@ -39,6 +40,24 @@ Seed = dict[str, list[dict[str, Any]]]
 @functools.cache
 def _adapter(model: type[BaseModel]) -> TypeAdapter[list[Any]]:
     return TypeAdapter(list[model])  # type: ignore[valid-type]
+
+
+@functools.cache
+def _fast_adapter(model: type[BaseModel]) -> TypeAdapter[list[Any]] | None:
+    fast = fast_model(model)
+    return None if fast is None else TypeAdapter(list[fast])  # type: ignore[valid-type]
+
+
+def _validate(model: type[BaseModel], records: list[Any]) -> list[Any]:
+    """The records validated by ``model``: first with canonical times checked inside pydantic-core
+    (:mod:`.seedmodels`), and by the model itself when that refuses them (it normalises, or names the error)."""
+    fast = _fast_adapter(model)
+    if fast is not None:
+        try:
+            return fast.validate_python(records, context=SEED_CONTEXT)
+        except ValidationError:
+            pass
+    return _adapter(model).validate_python(records, context=SEED_CONTEXT)
 
 
 def parse_seed(service: Service, seed: Mapping[str, Any]) -> Seed:
@@ -85,7 +104,7 @@ def _parse_seed(service: Service, seed: Mapping[str, Any]) -> tuple[Seed, dict[s
                 )
         adapter = _adapter(table.model)
         try:
-            models = adapter.validate_python(records, context=SEED_CONTEXT)
+            models = _validate(table.model, records)
             plain = plain_rows(table, models)
             clean: list[dict[str, Any]] = plain[0] if plain else adapter.dump_python(models, mode="json")
         except ValidationError as exc:
