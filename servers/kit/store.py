@@ -55,13 +55,16 @@ class _Layout:
         "bool_cols",
         "count",
         "enc",
+        "encoders",
         "insert",
         "json_cols",
         "names",
         "page",
         "select",
+        "table",
         "update",
         "update_names",
+        "updates",
     )
 
     def __init__(self, table: Table) -> None:
@@ -76,7 +79,15 @@ class _Layout:
         self.update_names = tuple(n for n in self.names if n != "id")
         sets = ", ".join(f'"{n}" = ?' for n in self.update_names)
         self.update = f'UPDATE "{table.name}" SET {sets} WHERE id = ?'
+        self.table = table.name
+        self.encoders = dict(self.enc)
+        self.updates: dict[tuple[str, ...], str] = {}
+        """``UPDATE`` statements by the columns they set (built as updates need them)."""
         self.count = f'SELECT COUNT(*) FROM "{table.name}"'
+
+    def update_of(self, names: tuple[str, ...]) -> str:
+        sets = ", ".join(f'"{n}" = ?' for n in names)
+        return f'UPDATE "{self.table}" SET {sets} WHERE id = ?'
 
 
 _LAYOUTS: dict[int, tuple[Table, _Layout]] = {}
@@ -194,12 +205,21 @@ class TableStore:
         merged = self.validate({**current, **changes})
         self.dirty = True
         self.writes += 1
-        values = [merged.get(n) if enc is None else enc(merged.get(n)) for n, enc in self._enc if n != "id"]
-        self.conn.execute(self._layout.update, [*values, record_id])
-        if self.journal is not None:
-            changed = {k: v for k, v in merged.items() if current.get(k, _ABSENT) != v}
-            if changed:
-                self.journal.append((self.table.name, record_id, "update", to_json(changed)))
+        changed = {k: v for k, v in merged.items() if current.get(k, _ABSENT) != v}
+        layout = self._layout
+        if changed and "id" not in changed:  # only the columns that changed: the other indexes stay as they are
+            names = tuple(changed)
+            sql = layout.updates.get(names)
+            if sql is None:
+                sql = layout.updates[names] = layout.update_of(names)
+            encoders = layout.encoders
+            values = [v if (enc := encoders[n]) is None else enc(v) for n, v in changed.items()]
+        else:  # nothing changed (still a write, as SQLite counts it)
+            sql = layout.update
+            values = [merged.get(n) if enc is None else enc(merged.get(n)) for n, enc in self._enc if n != "id"]
+        self.conn.execute(sql, [*values, record_id])
+        if self.journal is not None and changed:
+            self.journal.append((self.table.name, record_id, "update", to_json(changed)))
         return merged
 
     def delete(self, record_id: str) -> None:
