@@ -45,7 +45,9 @@ def test_the_next_environment_of_a_seed_reuses_the_closed_ones_connection_and_se
     first = Environment.create({"tickets": SEED})
     fresh = first.dump()
     conn = first.state("tickets").conn
-    first.state("tickets").call_now("add_comment", {"ticket_id": "tkt_1001", "body": "Left behind?", "public": False})
+    for n in range(200):  # enough writes to allocate pages: the root pages stay where they were
+        first.state("tickets").call_now("add_comment", {"ticket_id": "tkt_1001", "body": f"Left behind {n}?" * 20})
+    assert images.layout_of(conn) == first.state("tickets").layout
     first.close()
     assert len(POOL) == 1
     with Environment.create({"tickets": SEED}) as second:
