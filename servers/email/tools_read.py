@@ -28,6 +28,7 @@ from coworkenv.servers.kit import (
     Where,
     tool,
 )
+from coworkenv.servers.kit.sqlfunctions import list_holds_text
 
 Row = dict[str, Any]
 
@@ -104,7 +105,9 @@ def has_label(column: str = "label_ids") -> str:
     return f"json_has(messages.{column}, ?)"
 
 
-_NOT_SPAM_TRASH = "NOT (json_has(messages.label_ids, 'TRASH') OR json_has(messages.label_ids, 'SPAM'))"
+_NOT_SPAM_TRASH = (
+    f"NOT ({list_holds_text('messages.label_ids', 'TRASH')} OR {list_holds_text('messages.label_ids', 'SPAM')})"
+)
 
 
 def _in_lists(columns: list[str], query: str) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from coworkenv.servers.kit.sqlfunctions import list_holds
 from coworkenv.servers.kit.text import contains_clause
 
 
@@ -81,11 +82,15 @@ class Where:
         return self if _absent(value) else self.raw(f"{column} < ?", value)
 
     def has_tag(self, column: str, value: Any) -> Where:
-        """The JSON list in ``column`` (qualified, e.g. ``tickets.tags``) holds ``value``."""
-        return self if _absent(value) else self.raw(f"json_has({column}, ?)", value)
-
-    def lacks_tag(self, column: str, value: Any) -> Where:
-        """The JSON list in ``column`` does not hold ``value``."""
+        """The JSON list of strings in ``column`` (qualified, e.g. ``tickets.tags``) holds ``value``."""
         if _absent(value):
             return self
-        return self.raw(f"NOT json_has({column}, ?)", value)
+        sql, params = list_holds(column, value)
+        return self.raw(sql, *params)
+
+    def lacks_tag(self, column: str, value: Any) -> Where:
+        """The JSON list of strings in ``column`` does not hold ``value``."""
+        if _absent(value):
+            return self
+        sql, params = list_holds(column, value)
+        return self.raw(f"NOT {sql}", *params)

@@ -91,6 +91,35 @@ def json_item_contains(text: Any, needle: Any) -> int:
     return int(any(needle in item for item in _folded(text)))
 
 
+def _plain_ascii(value: Any) -> bool:
+    """Printable ASCII text without a quote or backslash: what any JSON encoder writes between quotes as it is."""
+    return isinstance(value, str) and value.isascii() and value.isprintable() and '"' not in value and "\\" not in value
+
+
+def list_holds(column: str, value: Any) -> tuple[str, list[Any]]:
+    """An SQL test that the JSON list of strings in ``column`` (a ``list[str]`` field) holds ``value``, and its
+    parameters. For plain ASCII text it is a substring test in C, exact for such a list: a quote inside a stored
+    string is escaped, so ``"value"`` right after ``[`` or ``,`` (or ``, ``, as other encoders separate) is a whole
+    item; any other value goes through :func:`json_has`. NULL holds nothing (and a NOT of it is true)."""
+    if not _plain_ascii(value):
+        return f"json_has({column}, ?)", [value]
+    quoted = f'"{value}"'
+    return (
+        f"({column} IS NOT NULL AND (instr({column}, ?) = 1 OR instr({column}, ?) > 0 OR instr({column}, ?) > 0))",
+        ["[" + quoted, "," + quoted, ", " + quoted],
+    )
+
+
+def list_holds_text(column: str, value: str) -> str:
+    """:func:`list_holds` with the value written into the SQL (a constant of the code: plain ASCII, no ``'``)."""
+    if not _plain_ascii(value) or "'" in value:
+        raise ValueError(f"not a constant list_holds_text can write into SQL: {value!r}")
+    sql, params = list_holds(column, value)
+    for param in params:
+        sql = sql.replace("?", f"'{param}'", 1)
+    return sql
+
+
 def register(conn: sqlite3.Connection) -> None:
     """Give ``conn`` the kit's SQL functions."""
     conn.create_function("casefold", 1, casefold, deterministic=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Any
 
@@ -63,3 +64,47 @@ def test_json_item_contains_equals_an_instr_over_json_each(conn: sqlite3.Connect
     for needle in NEEDLES:
         old = one(conn, "SELECT EXISTS (SELECT 1 FROM json_each(?) WHERE instr(casefold(value), ?) > 0)", text, needle)
         assert one(conn, "SELECT json_item_contains(?, ?)", text, needle) == old, (text, needle)
+
+
+def stored(items: list[Any]) -> str:
+    """A list as the kit stores a ``list[str]`` field."""
+    from coworkenv.servers.kit.store import _encode_json
+
+    return str(_encode_json(items))
+
+
+STRING_LISTS = [
+    ["INBOX", "UNREAD"],
+    ['say "INBOX', "x"],
+    ["a,", '"INBOX"', "INBOX\\"],
+    ["[", '["INBOX"', ", INBOX"],
+    ["Straße", "ok@x.io", ""],
+    ["INBOX2", "XINBOX"],
+    [],
+]
+ITEMS = ["INBOX", "UNREAD", "x", "", "Straße", "ok@x.io", '"INBOX"', "INBOX\\", "a,", ", INBOX", "[", "inbox", "INBOX2"]
+
+
+@pytest.mark.parametrize("items", STRING_LISTS)
+def test_list_holds_answers_as_json_each_for_a_stored_list_of_strings(
+    conn: sqlite3.Connection, items: list[str]
+) -> None:
+    for text in (stored(items), json.dumps(items, ensure_ascii=False), json.dumps(items), None):
+        for value in ITEMS:
+            sql, params = sqlfunctions.list_holds("col", value)
+            old = one(conn, "SELECT EXISTS (SELECT 1 FROM json_each(?) WHERE value = ?)", text, value)
+            row = conn.execute(f"SELECT {sql}, NOT {sql} FROM (SELECT ? AS col)", (*params, *params, text)).fetchone()
+            assert (bool(row[0]), bool(row[1])) == (bool(old), not old), (text, value)
+
+
+def test_list_holds_text_writes_the_same_test_with_the_constant_in_it(conn: sqlite3.Connection) -> None:
+    for items in STRING_LISTS:
+        sql, params = sqlfunctions.list_holds("col", "INBOX")
+        inline = sqlfunctions.list_holds_text("col", "INBOX")
+        text = stored(items)
+        assert one(conn, f"SELECT {inline} FROM (SELECT ? AS col)", text) == one(
+            conn, f"SELECT {sql} FROM (SELECT ? AS col)", *params, text
+        )
+    for bad in ("it's", 'a"b', "Straße"):
+        with pytest.raises(ValueError):
+            sqlfunctions.list_holds_text("col", bad)
