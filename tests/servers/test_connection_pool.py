@@ -133,3 +133,23 @@ def test_the_pool_keeps_a_bounded_number_in_all_giving_up_the_least_recently_use
     assert len(POOL) == 2
     with Environment.create({"tickets": SEED}) as again:
         assert again.state("tickets").conn is not conn  # closed to make room
+
+
+def test_environments_made_and_closed_in_many_threads_each_see_only_their_own_seed() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def worker(n: int) -> list[str]:
+        seed = copy.deepcopy(SEED)
+        seed["tickets"][0]["subject"] = f"Thread {n}"
+        seen = []
+        for _ in range(25):
+            with Environment.create({"tickets": seed}) as env:
+                state = env.state("tickets")
+                state.call_now("add_comment", {"ticket_id": "tkt_1001", "body": f"from {n}"})
+                seen.append(state.call_now("get_ticket", {"ticket_id": "tkt_1001"}).data["subject"])
+                assert [r.arguments["body"] for r in env.audit() if r.tool == "add_comment"] == [f"from {n}"]
+        return seen
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(worker, range(4)))
+    assert results == [[f"Thread {n}"] * 25 for n in range(4)]
