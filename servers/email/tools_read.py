@@ -28,7 +28,7 @@ from coworkenv.servers.kit import (
     Where,
     tool,
 )
-from coworkenv.servers.kit.sqlfunctions import list_holds_text
+from coworkenv.servers.kit.sqlfunctions import list_holds_text, list_item_contains
 
 Row = dict[str, Any]
 
@@ -112,8 +112,8 @@ _NOT_SPAM_TRASH = (
 
 def _in_lists(columns: list[str], query: str) -> tuple[str, ...]:
     """An SQL fragment and its values: an item of any of the JSON lists in ``columns`` contains ``query``."""
-    parts = [f'json_item_contains(messages."{column}", ?)' for column in columns]
-    return ("(" + " OR ".join(parts) + ")", *[query.casefold()] * len(columns))
+    tests = [list_item_contains(f'messages."{column}"', query.casefold()) for column in columns]
+    return ("(" + " OR ".join(sql for sql, _ in tests) + ")", *[p for _, params in tests for p in params])
 
 
 # ---------------------------------------------------------------------------------------------- tools

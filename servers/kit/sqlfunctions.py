@@ -110,6 +110,21 @@ def list_holds(column: str, value: Any) -> tuple[str, list[Any]]:
     )
 
 
+def list_item_contains(column: str, needle: str) -> tuple[str, list[Any]]:
+    """An SQL test that an item of the JSON list of strings in ``column`` (a ``list[str]`` field), case-folded,
+    contains ``needle`` (already case-folded), and its parameters: :func:`json_item_contains`, after a test in C
+    that passes over the rows it cannot match. A stored text of printable ASCII with no backslash holds its items
+    as they are, and there ``lower`` is ``casefold``: if its lowered text lacks the needle, no item has it. (A needle
+    with a quote or backslash, which the stored text escapes, always takes the exact test.)"""
+    if '"' in needle or "\\" in needle:
+        return f"json_item_contains({column}, ?)", [needle]
+    return (
+        f"((instr(lower({column}), ?) > 0 OR {column} GLOB '*[^ -~]*' OR instr({column}, '\\') > 0)"
+        f" AND json_item_contains({column}, ?))",
+        [needle, needle],
+    )
+
+
 def list_holds_text(column: str, value: str) -> str:
     """:func:`list_holds` with the value written into the SQL (a constant of the code: plain ASCII, no ``'``)."""
     if not _plain_ascii(value) or "'" in value:

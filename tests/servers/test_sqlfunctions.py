@@ -108,3 +108,15 @@ def test_list_holds_text_writes_the_same_test_with_the_constant_in_it(conn: sqli
     for bad in ("it's", 'a"b', "Straße"):
         with pytest.raises(ValueError):
             sqlfunctions.list_holds_text("col", bad)
+
+
+@pytest.mark.parametrize("items", [*STRING_LISTS, ["Jamie.Lee@Northwind.com"], ["STRASSE@x.io"], ["a\\b", 'x"y']])
+def test_list_item_contains_answers_as_instr_over_json_each(conn: sqlite3.Connection, items: list[str]) -> None:
+    needles = ["inbox", "northwind", "strasse", "ß", "", "a\\b", 'x"', "@", "x", "lee@n"]
+    for text in (stored(items), None):
+        for needle in needles:
+            sql, params = sqlfunctions.list_item_contains("col", needle)
+            old = one(
+                conn, "SELECT EXISTS (SELECT 1 FROM json_each(?) WHERE instr(casefold(value), ?) > 0)", text, needle
+            )
+            assert one(conn, f"SELECT {sql} FROM (SELECT ? AS col)", *params, text) == old, (text, needle)
