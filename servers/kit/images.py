@@ -117,8 +117,16 @@ IMAGES = ImageCache(_budget_from_env())
 """The process's seeded images (``IMAGES.clear()`` drops them)."""
 
 
-POOL_PER_LAYOUT = 4
-"""Idle connections kept per (service, layout)."""
+def _count_from_env(name: str, default: int) -> int:
+    text = os.environ.get(name, "")
+    try:
+        return max(0, int(text)) if text.strip() else default
+    except ValueError:
+        return default
+
+
+POOL_PER_LAYOUT = _count_from_env("COWORKENV_CONNECTION_POOL", 4)
+"""Idle connections kept per (service, layout) (``COWORKENV_CONNECTION_POOL``; 0 turns the pool off)."""
 POOL_MAX_IDLE = 32
 """Idle connections kept in all."""
 POOL_MAX_IMAGE = 1 << 20

@@ -153,3 +153,15 @@ def test_environments_made_and_closed_in_many_threads_each_see_only_their_own_se
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(worker, range(4)))
     assert results == [[f"Thread {n}"] * 25 for n in range(4)]
+
+
+def test_the_pool_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(images, "POOL_PER_LAYOUT", 0)
+    Environment.create({"tickets": SEED}).close()
+    assert len(POOL) == 0
+
+
+@pytest.mark.parametrize(("text", "count"), [("", 4), ("0", 0), ("9", 9), ("many", 4), ("-3", 0)])
+def test_the_pool_size_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch, text: str, count: int) -> None:
+    monkeypatch.setenv("COWORKENV_CONNECTION_POOL", text)
+    assert images._count_from_env("COWORKENV_CONNECTION_POOL", 4) == count
