@@ -51,6 +51,9 @@ Reproduce (B: ``HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py``):
     B --resume-from W2/sft --steps 600 --value-batch 8 --value-window 900 --eval-every 300 --grpo-steps 0 --work W3
                                       # -02c.json's value_batch_continuation: stopped after its step-300 score
     B --resume-from W3/sft-step300 --steps 0 --work W4                              # -02c.json's grpo
+    B --no-split-ids --steps 2400 --eval-every 600 --grpo-steps 0 --work W5                  # result-2026-12-02d.json
+    B --no-split-ids --resume-from W5/sft --steps 6000 --eval-every 2000 --grpo-steps 0 --work W6   # its 2nd run
+    B --no-split-ids --resume-from W6/sft --steps 6000 --eval-every 3000 --grpo-steps 0 --work W7   # its 3rd run
     B --quick                         # ~2 min: plumbing, not learning
 """
 
