@@ -154,6 +154,24 @@ def safe_value(value: Any, depth: int = 0) -> Any:
     return value
 
 
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two values are written as the same JSON text: equal, with the same types all the way down (``1``
+    and ``1.0`` or ``True`` are equal in Python, not in JSON)."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        return a.keys() == b.keys() and all(same_json(v, b[k]) for k, v in a.items())
+    if kind is list:
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    if kind is float:
+        return a == b and repr(a) == repr(b)  # 0.0 and -0.0, nan
+    return kind in _JSON_SCALARS and a == b
+
+
+_JSON_SCALARS = frozenset({str, int, bool, type(None)})
+
+
 to_json = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=repr).encode
 """``value`` as the audit log's JSON text: sorted keys, Unicode as is, what JSON cannot hold as its repr.
 (One encoder made once: ``json.dumps`` with options builds a new one per call.)"""

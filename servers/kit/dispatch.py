@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from coworkenv.servers.kit import audit
-from coworkenv.servers.kit.audit import MAX_MESSAGE, Outcome, argument_problem, clip, safe_value
+from coworkenv.servers.kit.audit import MAX_MESSAGE, Outcome, argument_problem, clip, safe_value, same_json
 from coworkenv.servers.kit.clock import SimClock
 from coworkenv.servers.kit.context import ToolContext, ToolResult
 from coworkenv.servers.kit.errors import ServiceError
@@ -99,7 +99,7 @@ class Dispatcher:
                 text = clip(text, MAX_MESSAGE)
             plain = _plain(raw)
             raw_json = audit.to_json(plain)
-            same = typed is raw or _same_json(typed, plain)  # mostly: then encoded once
+            same = typed is raw or same_json(typed, plain)  # mostly: then encoded once
             seq = audit.write_row(
                 conn,
                 sim_time=self.clock.iso(),
@@ -193,24 +193,6 @@ transaction of a mark (index 1; releasing it keeps its writes and audit row toge
 def _plain(value: Any) -> Any:
     """A mapping as a dict (what JSON encodes); anything else as it is."""
     return value if type(value) is dict or not isinstance(value, Mapping) else dict(value)
-
-
-def _same_json(a: Any, b: Any) -> bool:
-    """Whether two values are written as the same JSON text: equal, with the same types all the way down (``1``
-    and ``1.0`` or ``True`` are equal in Python, not in JSON)."""
-    kind = type(a)
-    if kind is not type(b):
-        return False
-    if kind is dict:
-        return a.keys() == b.keys() and all(_same_json(v, b[k]) for k, v in a.items())
-    if kind is list:
-        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
-    if kind is float:
-        return a == b and repr(a) == repr(b)  # 0.0 and -0.0, nan
-    return kind in _SCALARS and a == b
-
-
-_SCALARS = frozenset({str, int, bool, type(None)})
 
 
 def _typed_arguments(args: BaseModel) -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from coworkenv.servers.kit.audit import Written, to_json
+from coworkenv.servers.kit.audit import Written, same_json, to_json
 from coworkenv.servers.kit.records import Column, Table
 
 Row = dict[str, Any]
@@ -63,7 +63,6 @@ class _Layout:
         "select",
         "table",
         "update",
-        "update_names",
         "updates",
     )
 
@@ -76,10 +75,8 @@ class _Layout:
         self.select = f'SELECT {quoted} FROM "{table.name}"'
         self.page = f'SELECT {quoted}, COUNT(*) OVER () FROM "{table.name}"'
         self.insert = f'INSERT INTO "{table.name}" ({quoted}) VALUES ({", ".join("?" * len(self.names))})'
-        self.update_names = tuple(n for n in self.names if n != "id")
-        sets = ", ".join(f'"{n}" = ?' for n in self.update_names)
-        self.update = f'UPDATE "{table.name}" SET {sets} WHERE id = ?'
         self.table = table.name
+        self.update = self.update_of(tuple(n for n in self.names if n != "id"))
         self.encoders = dict(self.enc)
         self.updates: dict[tuple[str, ...], str] = {}
         """``UPDATE`` statements by the columns they set (built as updates need them)."""
@@ -99,9 +96,6 @@ def _layout(table: Table) -> _Layout:
         entry = (table, _Layout(table))
         _LAYOUTS[id(table)] = entry
     return entry[1]
-
-
-_ABSENT = object()
 
 
 class TableStore:
@@ -205,7 +199,7 @@ class TableStore:
         merged = self.validate({**current, **changes})
         self.dirty = True
         self.writes += 1
-        changed = {k: v for k, v in merged.items() if current.get(k, _ABSENT) != v}
+        changed = {k: v for k, v in merged.items() if k not in current or not same_json(current[k], v)}
         layout = self._layout
         if changed and "id" not in changed:  # only the columns that changed: the other indexes stay as they are
             names = tuple(changed)

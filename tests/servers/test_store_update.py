@@ -44,3 +44,25 @@ def test_a_tool_update_audits_only_the_fields_it_changed() -> None:
         (change,) = row.changes or []
         assert change["op"] == "update" and set(change["fields"]) <= {"assignee_id", "updated_at", "status"}
         assert env.state("tickets").tables["tickets"].get("tkt_1001")["assignee_id"] == "usr_kim"
+
+
+def test_a_value_equal_in_python_but_written_otherwise_in_json_is_a_change() -> None:
+    """``1``, ``1.0`` and ``True`` are equal in Python: the stored text must still follow the new value."""
+    from coworkenv.servers.kit import Record, Service, ServiceState, Table
+
+    class Thing(Record):
+        name: str = ""
+        n: int | float = 0
+        flags: list[int | bool] = []
+
+    service = Service("things", "Things", "Numbers.", (Table("things", Thing, "th_"),), ())
+    state = ServiceState.open(service, {"things": [{"id": "th_1", "name": "a", "n": 1, "flags": [1]}]})
+    try:
+        store = state.tables["things"]
+        new = {"id": "th_1", "name": "b", "n": 1.0, "flags": [True]}
+        assert store.update("th_1", {"name": "b", "n": 1.0, "flags": [True]}) == new
+        stored = state.conn.execute("SELECT name, n, flags FROM things WHERE id = 'th_1'").fetchone()
+        assert tuple(stored) == ("b", "1.0", "[true]")  # as a whole-record write stores them
+        assert store.get("th_1") == new
+    finally:
+        state.close()
