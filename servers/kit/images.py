@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
+import math
 import os
 import pickle
 import sqlite3
@@ -26,6 +28,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.servers.kit import sqlfunctions
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from coworkenv.servers.kit.service import Service
@@ -104,13 +108,31 @@ class ImageCache:
         return len(self._images)
 
 
-def _budget_from_env() -> int:
-    text = os.environ.get("COWORKENV_SEED_CACHE_MB", "")
+def _number_from_env(name: str, default: float, kind: type[int] | type[float]) -> float:
+    """A setting read from the environment: a number, at least 0; unset or blank gives ``default``, anything
+    else a warning that says what was used instead (a typo must not change how a run behaves unnoticed)."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
     try:
-        megabytes = float(text) if text.strip() else DEFAULT_BUDGET_MB
+        value = kind(text)
     except ValueError:
-        megabytes = DEFAULT_BUDGET_MB
-    return max(0, int(megabytes * 2**20))
+        value = None
+    if value is None or not math.isfinite(value) or value > 2**40:
+        log.warning("%s=%r is not a %s: using %s", name, text, _KIND_WORDS[kind], default)
+        return default
+    if value < 0:
+        log.warning("%s=%r is below 0: using 0 (off)", name, text)
+        return 0
+    return value
+
+
+_KIND_WORDS = {int: "whole number", float: "number of megabytes"}
+
+
+def _budget_from_env() -> int:
+    megabytes = _number_from_env("COWORKENV_SEED_CACHE_MB", DEFAULT_BUDGET_MB, float)
+    return int(megabytes * 2**20)
 
 
 IMAGES = ImageCache(_budget_from_env())
@@ -118,11 +140,7 @@ IMAGES = ImageCache(_budget_from_env())
 
 
 def _count_from_env(name: str, default: int) -> int:
-    text = os.environ.get(name, "")
-    try:
-        return max(0, int(text)) if text.strip() else default
-    except ValueError:
-        return default
+    return int(_number_from_env(name, default, int))
 
 
 POOL_PER_LAYOUT = _count_from_env("COWORKENV_CONNECTION_POOL", 4)

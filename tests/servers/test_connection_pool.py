@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -161,7 +162,44 @@ def test_the_pool_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(POOL) == 0
 
 
-@pytest.mark.parametrize(("text", "count"), [("", 4), ("0", 0), ("9", 9), ("many", 4), ("-3", 0)])
+@pytest.mark.parametrize(("text", "count"), [("", 4), ("0", 0), ("9", 9), (" 2 ", 2)])
 def test_the_pool_size_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch, text: str, count: int) -> None:
     monkeypatch.setenv("COWORKENV_CONNECTION_POOL", text)
     assert images._count_from_env("COWORKENV_CONNECTION_POOL", 4) == count
+
+
+@pytest.mark.parametrize(
+    ("text", "count", "said"),
+    [("many", 4, "is not a whole number: using 4"), ("2.5", 4, "not a whole number"), ("-3", 0, "below 0")],
+)
+def test_a_pool_size_that_is_not_a_count_is_warned_about_and_replaced(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, text: str, count: int, said: str
+) -> None:
+    monkeypatch.setenv("COWORKENV_CONNECTION_POOL", text)
+    with caplog.at_level(logging.WARNING, logger=images.__name__):
+        assert images._count_from_env("COWORKENV_CONNECTION_POOL", 4) == count
+    assert "COWORKENV_CONNECTION_POOL" in caplog.text and said in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("text", "budget", "said"),
+    [
+        ("", images.DEFAULT_BUDGET_MB * 2**20, None),
+        ("0.5", 2**19, None),
+        ("0", 0, None),
+        ("lots", images.DEFAULT_BUDGET_MB * 2**20, "not a number of megabytes"),
+        ("inf", images.DEFAULT_BUDGET_MB * 2**20, "not a number of megabytes"),
+        ("nan", images.DEFAULT_BUDGET_MB * 2**20, "not a number of megabytes"),
+        ("-1", 0, "below 0"),
+    ],
+)
+def test_the_seed_cache_budget_is_read_from_the_environment_and_a_bad_one_is_warned_about(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, text: str, budget: int, said: str | None
+) -> None:
+    monkeypatch.setenv("COWORKENV_SEED_CACHE_MB", text)
+    with caplog.at_level(logging.WARNING, logger=images.__name__):
+        assert images._budget_from_env() == budget
+    if said is None:
+        assert caplog.text == ""
+    else:
+        assert "COWORKENV_SEED_CACHE_MB" in caplog.text and said in caplog.text

@@ -124,3 +124,22 @@ def test_paused_gc_restores_the_collector_as_it_was() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_large_table_in_any_order_is_stored_as_in_id_order_non_ascii_ids_included() -> None:
+    """Rows go in sorted by id (faster B-tree inserts); what is stored does not depend on the order given."""
+    from coworkenv.servers.kit.seed import BULK_INDEX_ROWS, by_id
+
+    tickets = SERVICES["tickets"]
+    seed = json.loads((EXAMPLES / "tickets.json").read_text())
+    base = seed["tickets"][0]
+    names = ["tkt_z", "tkt_é", "tkt_\ufffd", "tkt_\U0001f600", "tkt_Z", "tkt_0"]
+    extra = [f"tkt_{n:05d}" for n in range(BULK_INDEX_ROWS)] + names
+    shuffled = extra[::-1][::2] + extra[::-1][1::2]
+    seed["tickets"] += [{**base, "id": i, "subject": f"Bulk {i}"} for i in shuffled]
+    in_order = {**seed, "tickets": sorted(seed["tickets"], key=lambda r: r["id"])}
+    assert _stored(tickets, seed, bulk=True) == _stored(tickets, in_order, bulk=True)
+    columns = [["b", "a", "c"], [2, 1, 3]]
+    assert by_id(columns) == [["a", "b", "c"], [1, 2, 3]]
+    ordered = [["a", "b"], [1, 2]]
+    assert by_id(ordered) is ordered
