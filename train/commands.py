@@ -59,6 +59,14 @@ def train_group() -> None:
     help="Tokenize identifiers a character a token after each '_' (usr_aisha_quinn: usr _ a i s h a _ q u i n n), "
     "so a model from scratch copies ids it has never seen from tool results.",
 )
+@click.option(
+    "--number-digits",
+    type=click.IntRange(1, 4),
+    default=1,
+    show_default=True,
+    help="Cut digit runs into groups of up to N, each group one token (all 2..N-digit strings in the vocabulary: "
+    "tkt_5442 is tkt _ 5442); 1 keeps Qwen2's token per digit.",
+)
 @_count(
     "--copy-steps",
     0,
@@ -90,6 +98,7 @@ def tiny_cmd(
     vocab_size: int | None,
     tokenizer_from: Path | None,
     split_ids: bool,
+    number_digits: int,
     copy_steps: int,
     value_steps: int,
     value_tokens: int,
@@ -107,7 +116,9 @@ def tiny_cmd(
         flag = "--value-steps" if value_steps else "--window-steps"
         raise click.ClickException(f"{flag} needs --tokenizer-from: the demonstrations whose values it copies")
     try:
-        path = build_tiny(out, seed, vocab_size or DEFAULT_VOCAB_SIZE, layers, hidden, tokenizer_from, split_ids)
+        path = build_tiny(
+            out, seed, vocab_size or DEFAULT_VOCAB_SIZE, layers, hidden, tokenizer_from, split_ids, number_digits
+        )
     except (DataError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     params = parameter_count(path)

@@ -261,6 +261,13 @@ def parse() -> argparse.Namespace:
         help="train tiny --split-ids: identifiers a character a token after each '_'.",
     )
     parser.add_argument(
+        "--number-digits",
+        type=int,
+        default=1,
+        choices=range(1, 5),
+        help="train tiny --number-digits: digit runs cut into groups of up to N, each group one token.",
+    )
+    parser.add_argument(
         "--family-tools",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -314,7 +321,16 @@ def main() -> None:
     if args.resume_from:  # its weights and its tokenizer, SFT continued from them
         base = Path(args.resume_from)
     else:
-        base = build_tiny(work / "base", 0, args.vocab, args.layers, args.hidden, work / "demos.jsonl", args.split_ids)
+        base = build_tiny(
+            work / "base",
+            0,
+            args.vocab,
+            args.layers,
+            args.hidden,
+            work / "demos.jsonl",
+            args.split_ids,
+            args.number_digits,
+        )
     lengths = token_lengths(rows, args.max_length, str(base))
     print(f"model: {parameter_count(base):,} parameters; {lengths.line() if lengths else 'no rows'}")
     t1 = time.perf_counter()
