@@ -13,6 +13,7 @@ from pydantic import Field
 from coworkenv.servers.calendar import recurrence
 from coworkenv.servers.calendar.models import EventView, Occurrence
 from coworkenv.servers.kit import NotFound, ServiceError, ToolContext, domain_of, format_time, parse_time
+from coworkenv.servers.kit.sqlfunctions import field_holds
 
 Row = dict[str, Any]
 T = TypeVar("T")
@@ -114,8 +115,8 @@ def events_on(ctx: ToolContext, cal: Row) -> list[Row]:
     """The events a calendar shows: those stored on it and, on a primary calendar, the invitations of its owner."""
     if not cal["is_primary"]:
         return ctx.table("events").select("calendar_id = ?", [cal["id"]], order_by="start, id")
-    invited = "json_has_field(events.attendees, 'email', ?)"
-    return ctx.table("events").select(f"(calendar_id = ? OR {invited})", [cal["id"], cal["owner"]], "start, id")
+    invited, params = field_holds("events.attendees", "email", cal["owner"])
+    return ctx.table("events").select(f"(calendar_id = ? OR {invited})", [cal["id"], *params], "start, id")
 
 
 def live_events(

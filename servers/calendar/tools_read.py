@@ -38,6 +38,7 @@ from coworkenv.servers.calendar.models import (
     UserPage,
 )
 from coworkenv.servers.kit import PageSize, PageToken, ServiceError, Timestamp, ToolContext, Where, format_time, tool
+from coworkenv.servers.kit.sqlfunctions import field_holds
 
 TimeMin = Annotated[
     Timestamp | None, Field(description="Start of the range (default: now). Example: '2026-03-02T00:00:00Z'")
@@ -67,10 +68,14 @@ def list_calendars(ctx: ToolContext, page_size: PageSize = 50, page_token: PageT
     """List the calendars you can open: your own and those shared with you, with your role on each (owner,
     writer or reader). Other members' calendars show only free/busy times: use query_free_busy for those."""
     user = acting_user(ctx)
-    shared = "json_has_field(calendars.shares, 'email', ?)"
-    where = f"(owner = ? OR {shared})"
+    shared, params = field_holds("calendars.shares", "email", user["email"])
     rows, total, nxt = ctx.paginate(
-        "calendars", where, [user["email"]] * 2, "is_primary DESC, summary, id", page_size, page_token
+        "calendars",
+        f"(owner = ? OR {shared})",
+        [user["email"], *params],
+        "is_primary DESC, summary, id",
+        page_size,
+        page_token,
     )
     items = [CalendarView.model_validate({**r, "your_role": calendar_role(r, user["email"])}) for r in rows]
     return CalendarPage(items=items, total=total, next_page_token=nxt)

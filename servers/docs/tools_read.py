@@ -28,11 +28,9 @@ from coworkenv.servers.docs.models import (
     RevisionView,
 )
 from coworkenv.servers.kit import PageSize, PageToken, ServiceError, Timestamp, ToolContext, Where, tool
+from coworkenv.servers.kit.members import visible_to
 
 T = TypeVar("T")
-
-# A member sees a document they own, one shared with them, or one every workspace member has a role on.
-_VISIBLE = "(owner = ? OR workspace_role IS NOT NULL OR json_has_field(documents.shares, 'email', ?))"
 
 
 def page_of(items: list[T], page_size: int, page_token: str | None) -> tuple[list[T], int, str | None]:
@@ -69,7 +67,7 @@ def search_documents(
     """Find documents the acting user can open, most recently edited first. All filters combine (AND); omit one
     to not filter on it. Returns summaries with a snippet; read the whole content with get_document."""
     user = acting_user(ctx)
-    where = Where().raw(_VISIBLE, user["email"], user["email"]).text(["title", "content"], query)
+    where = visible_to(user["email"], "documents.shares").text(["title", "content"], query)
     if owner:
         where.raw("owner = ?", user["email"] if owner.strip().lower() == "me" else owner.strip().lower())
     where.eq("folder_id", folder_id).gte("updated_at", modified_after).lt("updated_at", modified_before)

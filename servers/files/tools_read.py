@@ -22,10 +22,9 @@ from coworkenv.servers.files.access import (
     view,
 )
 from coworkenv.servers.files.models import CsvRows, FilePage, FileView, MimeType, VersionPage, VersionSummary
-from coworkenv.servers.kit import PageSize, PageToken, ServiceError, Timestamp, ToolContext, Where, tool
+from coworkenv.servers.kit import PageSize, PageToken, ServiceError, Timestamp, ToolContext, tool
+from coworkenv.servers.kit.members import visible_to
 
-# A member sees a file they own, one shared with them, or one every workspace member has a role on.
-_VISIBLE = "(owner = ? OR workspace_role IS NOT NULL OR json_has_field(files.shares, 'email', ?))"
 Version = Annotated[
     int | None,
     Field(
@@ -48,7 +47,7 @@ def list_files(
     you can open there by name, each with its path, type, size, version and a snippet."""
     user = acting_user(ctx)
     parent = folder_id_of(ctx, folder_id)
-    where = Where().raw(_VISIBLE, user["email"], user["email"]).raw("folder_id IS ?", parent)
+    where = visible_to(user["email"], "files.shares").raw("folder_id IS ?", parent)
     if not include_trashed:
         where.raw("trashed = 0")
     rows, total, nxt = ctx.paginate("files", where.sql, where.params, "casefold(name), id", page_size, page_token)
@@ -87,7 +86,7 @@ def search_files(
     """Find files you can open across the drive, most recently written first. All filters combine (AND); omit one
     to not filter on it. Returns summaries with a snippet; read the content with read_file or read_csv."""
     user = acting_user(ctx)
-    where = Where().raw(_VISIBLE, user["email"], user["email"]).text(["name", "content"], query)
+    where = visible_to(user["email"], "files.shares").text(["name", "content"], query)
     if owner:
         where.raw("owner = ?", user["email"] if owner.strip().lower() == "me" else owner.strip().lower())
     where.eq("mime_type", mime_type).eq("folder_id", folder_id)

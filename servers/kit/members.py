@@ -7,6 +7,8 @@ from typing import Any
 
 from coworkenv.servers.kit.context import ToolContext
 from coworkenv.servers.kit.errors import ServiceError
+from coworkenv.servers.kit.query import Where
+from coworkenv.servers.kit.sqlfunctions import field_holds
 from coworkenv.servers.kit.store import Row
 
 
@@ -24,6 +26,13 @@ def acting_user(ctx: ToolContext) -> Row:
     if row is None:
         raise ServiceError(f"{ctx.member[:200]!r} is not a member of this workspace.", members_hint(ctx))
     return row
+
+
+def visible_to(email: str, shares: str) -> Where:
+    """The records a member can open: those they own, those every workspace member has a role on, and those
+    whose ``shares`` (a column: a JSON list of ``{"email", "role"}``) name them."""
+    shared, params = field_holds(shares, "email", email)
+    return Where().raw(f"(owner = ? OR workspace_role IS NOT NULL OR {shared})", email, *params)
 
 
 def members_hint(ctx: ToolContext) -> str:

@@ -110,6 +110,19 @@ def list_holds(column: str, value: Any) -> tuple[str, list[Any]]:
     )
 
 
+def field_holds(column: str, field: str, value: Any) -> tuple[str, list[Any]]:
+    """An SQL test that an object of the JSON list in ``column`` has ``field`` equal to ``value`` (a share's or an
+    attendee's ``email``), and its parameters: :func:`json_has_field`, after a test in C that passes over the rows
+    it cannot match. A string value of plain ASCII is written between quotes as it is wherever a stored text holds
+    it, so a text without ``"value"`` has no such field. ``field`` is a constant of the code (a plain name)."""
+    if not field.isidentifier():
+        raise ValueError(f"not a field name field_holds can write into SQL: {field!r}")
+    test = f"json_has_field({column}, '{field}', ?)"
+    if not _plain_ascii(value):
+        return test, [value]
+    return f"(instr({column}, ?) > 0 AND {test})", [f'"{value}"', value]
+
+
 def list_item_contains(column: str, needle: str) -> tuple[str, list[Any]]:
     """An SQL test that an item of the JSON list of strings in ``column`` (a ``list[str]`` field), case-folded,
     contains ``needle`` (already case-folded), and its parameters: :func:`json_item_contains`, after a test in C

@@ -97,6 +97,30 @@ def test_list_holds_answers_as_json_each_for_a_stored_list_of_strings(
             assert (bool(row[0]), bool(row[1])) == (bool(old), not old), (text, value)
 
 
+SHARE_LISTS: list[Any] = [
+    [{"email": "a@x.io", "role": "reader"}, {"email": "b@x.io"}],
+    [{"other": "a@x.io"}, {"email": ["a@x.io"]}, {"email": "A@x.io"}],
+    [{"email": 'say "a@x.io'}, {"email": "é@x.io"}, {"email": 1}, {"email": None}],
+    [{"role": "a@x.io", "email": "c@x.io"}],
+    [],
+]
+SHARE_EMAILS: list[Any] = ["a@x.io", "b@x.io", "c@x.io", "é@x.io", 'say "a@x.io', "A@x.io", "", 1, None]
+
+
+@pytest.mark.parametrize("shares", SHARE_LISTS)
+def test_field_holds_answers_as_json_has_field_for_a_stored_list_of_objects(
+    conn: sqlite3.Connection, shares: list[dict[str, Any]]
+) -> None:
+    for text in (stored(shares), json.dumps(shares, ensure_ascii=False), json.dumps(shares), None):
+        for email in SHARE_EMAILS:
+            sql, params = sqlfunctions.field_holds("col", "email", email)
+            old = one(conn, "SELECT json_has_field(?, 'email', ?)", text, email)
+            row = conn.execute(f"SELECT {sql}, NOT {sql} FROM (SELECT ? AS col)", (*params, *params, text)).fetchone()
+            assert (bool(row[0]), bool(row[1])) == (bool(old), not old), (text, email)
+    with pytest.raises(ValueError, match="field name"):
+        sqlfunctions.field_holds("col", "email') OR 1 --", "a@x.io")
+
+
 def test_list_holds_text_writes_the_same_test_with_the_constant_in_it(conn: sqlite3.Connection) -> None:
     for items in STRING_LISTS:
         sql, params = sqlfunctions.list_holds("col", "INBOX")
