@@ -60,17 +60,32 @@ class CopyingResult:
     seconds: float = 0.0
 
 
-def induction_batch(rng: random.Random, vocab: range, batch: int, length: int) -> tuple[list[list[int]], int]:
-    """``batch`` sequences of ``length`` tokens: ``length // 2`` random tokens drawn from ``vocab``, then the
-    same tokens again. Returns the sequences and where the repeat starts."""
+def induction_batch(
+    rng: random.Random, vocab: range, batch: int, length: int
+) -> tuple[list[list[int]], list[list[bool]]]:
+    """``batch`` sequences of ``length`` tokens: ``length // 2`` random tokens drawn from ``vocab``, then spans of
+    2 to 6 of them copied from random places in that first half, in random order. Returns the sequences and, for
+    each token, whether it is a copy that can be predicted (a span's tokens after its first): a span's first
+    token says where the span is, the rest follow it. As each span sits at its own distance from its source, no
+    fixed offset predicts them: the model must find the token it just read earlier on and copy what came next
+    there, which is what copying an id from a tool result asks (a repeat at one fixed offset is learnt as
+    "look back N tokens", which copies nothing else)."""
     if length < 4:
         raise ValueError(f"copy sequences need at least 4 tokens, not {length}")
     half = length // 2
-    rows = []
+    rows: list[list[int]] = []
+    masks: list[list[bool]] = []
     for _ in range(batch):
         first = [rng.choice(vocab) for _ in range(half)]
-        rows.append(first + first)
-    return rows, half
+        row, mask = list(first), [False] * half
+        while len(row) < length:
+            size = min(rng.randint(2, 6), length - len(row), half)
+            start = rng.randrange(half - size + 1)
+            row += first[start : start + size]
+            mask += [False] + [True] * (size - 1)
+        rows.append(row)
+        masks.append(mask)
+    return rows, masks
 
 
 def labelled_loss(model: Any, batch: dict[str, Any]) -> Any:
@@ -152,10 +167,9 @@ def train_copying(
     rng = random.Random(seed)
 
     def batches() -> dict[str, Any]:
-        rows, half = induction_batch(rng, vocab, batch, length)
+        rows, masks = induction_batch(rng, vocab, batch, length)
         ids = torch.tensor(rows)
-        labels = ids.clone()
-        labels[:, : half + 1] = _NO_LOSS  # the repeat's first token cannot be predicted: it starts the copy
+        labels = ids.masked_fill(~torch.tensor(masks), _NO_LOSS)  # only the copies that can be predicted
         return {"input_ids": ids, "labels": labels}
 
     losses, seconds = _train(model, batches, steps, lr, seed)

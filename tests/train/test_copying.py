@@ -26,12 +26,19 @@ from coworkenv.train.copying import (
 from tests.train.fixtures import example, write_jsonl
 
 
-def test_a_copy_sequence_is_random_tokens_then_the_same_tokens_again() -> None:
-    rows, start = induction_batch(random.Random(0), range(10, 50), batch=3, length=12)
-    assert start == 6 and len(rows) == 3
-    for row in rows:
-        assert len(row) == 12 and row[:6] == row[6:]
-        assert all(10 <= t < 50 for t in row)
+def test_a_copy_sequence_is_random_tokens_then_spans_of_them_copied_from_varying_distances() -> None:
+    rows, masks = induction_batch(random.Random(0), range(10, 5000), batch=8, length=64)
+    assert len(rows) == len(masks) == 8
+    distances = set()
+    for row, mask in zip(rows, masks, strict=True):
+        assert len(row) == len(mask) == 64 and all(10 <= t < 5000 for t in row)
+        assert not any(mask[:32]) and any(mask[32:])
+        for i in range(33, 64):
+            if mask[i]:  # a copy: its previous token occurs in the first half, followed by this one
+                sources = [j for j in range(31) if row[j] == row[i - 1] and row[j + 1] == row[i]]
+                assert sources
+                distances.update(i - j for j in sources)
+    assert len(distances) > 10  # no one offset predicts the copies
     assert rows[0] != rows[1]
     with pytest.raises(ValueError, match="at least 4 tokens"):
         induction_batch(random.Random(0), range(10, 50), batch=1, length=3)
