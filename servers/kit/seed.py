@@ -219,9 +219,12 @@ def by_id(columns: Columns) -> Columns:
     the end of the B-tree instead of somewhere in it: a third less time inserting a large seed. Python orders
     strings by code point, as SQLite's BINARY collation orders their UTF-8 bytes."""
     ids = columns[0]
-    if all(a < b for a, b in zip(ids, islice(ids, 1, None), strict=False)):
+    try:
+        if all(a < b for a, b in zip(ids, islice(ids, 1, None), strict=False)):
+            return columns
+        order = sorted(range(len(ids)), key=ids.__getitem__)
+    except TypeError:  # ids of a service of someone's own that Python cannot order together: as given
         return columns
-    order = sorted(range(len(ids)), key=ids.__getitem__)
     return [[column[i] for i in order] for column in columns]
 
 

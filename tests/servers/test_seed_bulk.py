@@ -143,3 +143,5 @@ def test_a_large_table_in_any_order_is_stored_as_in_id_order_non_ascii_ids_inclu
     assert by_id(columns) == [["a", "b", "c"], [1, 2, 3]]
     ordered = [["a", "b"], [1, 2]]
     assert by_id(ordered) is ordered
+    mixed = [["b", 1, None], [1, 2, 3]]  # a service of someone's own with ids Python cannot order: as given
+    assert by_id(mixed) is mixed
