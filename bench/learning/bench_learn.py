@@ -54,6 +54,10 @@ Reproduce (B: ``HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py``):
     B --no-split-ids --steps 2400 --eval-every 600 --grpo-steps 0 --work W5                  # result-2026-12-02d.json
     B --no-split-ids --resume-from W5/sft --steps 6000 --eval-every 2000 --grpo-steps 0 --work W6   # its 2nd run
     B --no-split-ids --resume-from W6/sft --steps 6000 --eval-every 3000 --grpo-steps 0 --work W7   # its 3rd run
+    B --no-split-ids --number-digits 4 --copy-steps 300 --steps 2400 --eval-every 800 --grpo-steps 0 --work W8
+                                      # result-2026-12-02e.json (at c976e8e: the fixed-offset induction warm-up)
+    B --no-split-ids --number-digits 4 --copy-steps 600 --steps 2400 --eval-every 1200 --grpo-steps 0 --work W9
+                                      # result-2026-12-02f.json (spans copied from random places)
     B --quick                         # ~2 min: plumbing, not learning
 """
 
