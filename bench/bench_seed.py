@@ -3,6 +3,7 @@
 Run:  python bench/bench_seed.py                        (this tree vs the kit before issue 15, alternated)
       python bench/bench_seed.py --baseline REV         (this tree vs any revision, e.g. before a change)
       python bench/bench_seed.py --quick
+      python bench/bench_seed.py --shuffle --baseline a0f2589     (records in random order; before sorted inserts)
       python bench/bench_seed.py --tau2-python /tmp/tau2venv/bin/python --tau2-src /tmp/tau2src
 
 A service's example seed (tickets by default) is copied with fresh ids (references follow their copy) until
@@ -24,6 +25,7 @@ import argparse
 import gc
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -42,8 +44,9 @@ BASELINE = "6eb35d3"
 SIZES_MB = (1.0, 2.7, 6.8)
 
 
-def scaled(service_name: str, megabytes: float) -> dict[str, list[dict[str, Any]]]:
-    """The example seed copied with suffixed ids (and references) until its JSON is about ``megabytes``."""
+def scaled(service_name: str, megabytes: float, shuffle: bool = False) -> dict[str, list[dict[str, Any]]]:
+    """The example seed copied with suffixed ids (and references) until its JSON is about ``megabytes``; with
+    ``shuffle`` each table's records in a random order (always the same), as an export may give them."""
     from coworkenv.servers.registry import SERVICES
 
     service = SERVICES[service_name]
@@ -61,10 +64,12 @@ def scaled(service_name: str, megabytes: float) -> dict[str, list[dict[str, Any]
             for i in range(copies)
             for row in rows
         ]
+        if shuffle:
+            random.Random(table).shuffle(out[table])
     return out
 
 
-def measure(service: str, sizes: tuple[float, ...], runs: int) -> dict[str, Any]:
+def measure(service: str, sizes: tuple[float, ...], runs: int, shuffle: bool = False) -> dict[str, Any]:
     from coworkenv.servers import Environment
 
     try:
@@ -73,7 +78,7 @@ def measure(service: str, sizes: tuple[float, ...], runs: int) -> dict[str, Any]
         IMAGES = None
     out: dict[str, Any] = {}
     for mb in sizes:
-        seed = {service: scaled(service, mb)}
+        seed = {service: scaled(service, mb, shuffle)}
         row: dict[str, Any] = {
             "bytes": len(json.dumps(seed[service])),
             "records": sum(map(len, seed[service].values())),
@@ -167,6 +172,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--service", default="tickets")
     parser.add_argument("--baseline", default=BASELINE, help="A git revision to compare with ('' for none)")
+    parser.add_argument("--shuffle", action="store_true", help="Each table's records in a random order")
     parser.add_argument("--tau2-python")
     parser.add_argument("--tau2-src", type=Path)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)  # worker: import coworkenv from here
@@ -174,7 +180,7 @@ def main() -> None:
     runs = 3 if opts.quick else 5
     if opts.root:
         _use_root(opts.root.resolve())
-        print(json.dumps(measure(opts.service, SIZES_MB, runs)))
+        print(json.dumps(measure(opts.service, SIZES_MB, runs, opts.shuffle)))
         return
     base: dict[str, Any] = {}
     ours: dict[str, Any] = {}
@@ -187,14 +193,18 @@ def main() -> None:
         for _ in range(2):  # alternate, so that both see the same load on shared cores
             if root is not None:
                 worker = [sys.executable, str(HERE), "--root", str(root), "--service", opts.service]
-                _merge(base, run_json([*worker, *(["--quick"] if opts.quick else [])]))
-            _merge(ours, measure(opts.service, SIZES_MB, runs))
+                flags = [*(["--quick"] if opts.quick else []), *(["--shuffle"] if opts.shuffle else [])]
+                _merge(base, run_json([*worker, *flags]))
+            _merge(ours, measure(opts.service, SIZES_MB, runs, opts.shuffle))
     tau2 = None
     if opts.tau2_python and opts.tau2_src:
         worker = [opts.tau2_python, str(HERE.parent / "bench_tau2.py"), "--src", str(opts.tau2_src)]
         tau2 = run_json([*worker, "--seeding", str(runs)])
 
-    print(f"coworkenv seeding benchmark — {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, {opts.service}")
+    order = ", records shuffled" if opts.shuffle else ""
+    print(
+        f"coworkenv seeding benchmark — {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, {opts.service}{order}"
+    )
     for mb, row in ours.items():
         print(f"\n{row['bytes'] / 2**20:.1f} MB of JSON, {row['records']} records:")
         print(f"  cold create        p50 {p50(row['cold_ms']):8.2f} ms   (CPU {p50(row['cold_cpu_ms']):8.2f} ms)")
@@ -225,7 +235,7 @@ def main() -> None:
         print(f"  memory of one environment    {tau2['env_mb']:6.1f} MB (tracemalloc)")
     else:
         print("\n(tau2 not run: pass --tau2-python and --tau2-src; see bench_tau2.py)")
-    cmd = "python bench/bench_seed.py" + (" --quick" if opts.quick else "")
+    cmd = "python bench/bench_seed.py" + (" --quick" if opts.quick else "") + (" --shuffle" if opts.shuffle else "")
     if opts.baseline != BASELINE:
         cmd += f" --baseline {opts.baseline!r}"
     if opts.tau2_python:
