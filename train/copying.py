@@ -64,12 +64,10 @@ def induction_batch(
     rng: random.Random, vocab: range, batch: int, length: int
 ) -> tuple[list[list[int]], list[list[bool]]]:
     """``batch`` sequences of ``length`` tokens: ``length // 2`` random tokens drawn from ``vocab``, then spans of
-    2 to 6 of them copied from random places in that first half, in random order. Returns the sequences and, for
-    each token, whether it is a copy that can be predicted (a span's tokens after its first): a span's first
-    token says where the span is, the rest follow it. As each span sits at its own distance from its source, no
-    fixed offset predicts them: the model must find the token it just read earlier on and copy what came next
-    there, which is what copying an id from a tool result asks (a repeat at one fixed offset is learnt as
-    "look back N tokens", which copies nothing else)."""
+    2-6 of them copied from random places in that half; and for each token whether it is a predictable copy (a
+    span's tokens after its first). No fixed offset predicts the copies (a repeat at one offset is learnt as "look
+    back N tokens", which copies nothing from a tool result): the model must find the token it just read earlier
+    and copy what came next there."""
     if length < 4:
         raise ValueError(f"copy sequences need at least 4 tokens, not {length}")
     half = length // 2
@@ -298,7 +296,7 @@ def train_copying_values(
 
 
 _TOOL_CALL = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.DOTALL)
-_SYSTEM_TURN = re.compile(r"<\|im_start\|>system\n.*?<\|im_end\|>", re.DOTALL)
+SYSTEM_TURN = re.compile(r"<\|im_start\|>system\n.*?<\|im_end\|>", re.DOTALL)
 
 
 def copy_weights(tokenizer: Any, ids: list[int], labels: list[int], weight: float) -> list[float]:
@@ -317,13 +315,13 @@ def copy_weights(tokenizer: Any, ids: list[int], labels: list[int], weight: floa
     for (start, end), w in zip(offsets, plain, strict=True):
         if w:
             trained[start:end] = [True] * (end - start)
-    system = "".join(m.group(0) for m in _SYSTEM_TURN.finditer(text))
+    system = "".join(m.group(0) for m in SYSTEM_TURN.finditer(text))
     marked = [False] * len(text)
     for call in _TOOL_CALL.finditer(text):
         if not trained[call.start(1)]:
             continue
         context = "".join(c for c, t in zip(text[: call.start()], trained, strict=False) if not t)
-        context = _SYSTEM_TURN.sub("", context)
+        context = SYSTEM_TURN.sub("", context)
         try:
             arguments = json.loads(call.group(1)).get("arguments") or {}
         except (json.JSONDecodeError, AttributeError):
@@ -336,74 +334,3 @@ def copy_weights(tokenizer: Any, ids: list[int], labels: list[int], weight: floa
                 start = call.start(1) + m.start() + 1
                 marked[start : start + len(needle) - 2] = [True] * (len(needle) - 2)
     return [weight if w and any(marked[start:end]) else w for (start, end), w in zip(offsets, plain, strict=True)]
-
-
-def _value_kinds(tokenizer: Any, record: dict[str, Any]) -> tuple[list[int], list[str | None]]:
-    """A record's tokens as the chat template renders it (with its tools, if any), and for each token the
-    argument (its key) of the copied value it spells in an assistant's tool call (see :func:`copied_values`),
-    or None."""
-    messages = record["messages"]
-    tools = json.loads(record["tools"]) if record.get("tools") else None
-    text = str(tokenizer.apply_chat_template(messages, tools=tools, tokenize=False))
-    encoded = tokenizer(text, return_offsets_mapping=True, add_special_tokens=False)
-    kinds: dict[int, str] = {}
-    system = _SYSTEM_TURN.search(text)  # its tool list names the tools too
-    at = system.end() if system else 0
-    for message, values in zip(messages, copied_values(messages), strict=True):
-        calls = (message.get("tool_calls") or []) if message["role"] == "assistant" else []
-        for call in calls:
-            function = call.get("function", call)
-            arguments = function.get("arguments") or {}
-            if isinstance(arguments, str):
-                arguments = json.loads(arguments)
-            start = text.find(json.dumps(function["name"]), at)
-            end = text.find("</tool_call>", start)
-            if start < 0 or end < 0:
-                break
-            at = end
-            for key, value in arguments.items():
-                if isinstance(value, str) and value in values:
-                    for m in re.finditer(re.escape(json.dumps(value)), text[start:end]):
-                        kinds.update((c, key) for c in range(start + m.start() + 1, start + m.end() - 1))
-    return list(encoded["input_ids"]), [
-        next((kinds[c] for c in range(s, e) if c in kinds), None) for s, e in encoded["offset_mapping"]
-    ]
-
-
-def copy_accuracy(folder: str | Path, records: list[dict[str, Any]]) -> dict[str, dict[str, float | int]]:
-    """How well the model saved in ``folder`` writes the values the demonstrations ``records`` (as
-    :func:`~coworkenv.train.data.read_chat_jsonl` reads them) copy into their
-    tool calls, teacher-forced (greedy prediction of each token given the reference before it), by argument:
-    ``tokens`` the share of the values' tokens predicted, ``values`` the share of values with every token
-    right, ``n`` the values. A model that guesses gets the fixed pieces (``tkt``, ``_``) but not the values."""
-    import torch
-    from transformers import AutoModelForCausalLM
-
-    from coworkenv.harness.agents.hf_agent import load_tokenizer
-
-    tokenizer = load_tokenizer(folder)
-    model = AutoModelForCausalLM.from_pretrained(folder).eval()
-    tokens: dict[str, list[int]] = {}
-    values: dict[str, list[int]] = {}
-    for record in records:
-        ids, kinds = _value_kinds(tokenizer, record)
-        with torch.no_grad():
-            predicted = model(input_ids=torch.tensor([ids])).logits[0, :-1].argmax(-1).tolist()
-        i = 1
-        while i < len(ids):
-            key = kinds[i]
-            if key is None:
-                i += 1
-                continue
-            right = True
-            while i < len(ids) and kinds[i] == key:
-                hit = predicted[i - 1] == ids[i]
-                count = tokens.setdefault(key, [0, 0])
-                count[0], count[1], right = count[0] + hit, count[1] + 1, right and hit
-                i += 1
-            count = values.setdefault(key, [0, 0])
-            count[0], count[1] = count[0] + right, count[1] + 1
-    return {
-        key: {"tokens": round(hit / n, 3), "values": round(values[key][0] / values[key][1], 3), "n": values[key][1]}
-        for key, (hit, n) in tokens.items()
-    }

@@ -55,9 +55,7 @@ Reproduce (B: ``HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py``):
     B --no-split-ids --resume-from W5/sft --steps 6000 --eval-every 2000 --grpo-steps 0 --work W6   # its 2nd run
     B --no-split-ids --resume-from W6/sft --steps 6000 --eval-every 3000 --grpo-steps 0 --work W7   # its 3rd run
     B --no-split-ids --number-digits 4 --copy-steps 300 --steps 2400 --eval-every 800 --grpo-steps 0 --work W8
-                                      # result-2026-12-02e.json (at c976e8e: the fixed-offset induction warm-up)
-    B --no-split-ids --number-digits 4 --copy-steps 600 --steps 2400 --eval-every 1200 --grpo-steps 0 --work W9
-                                      # result-2026-12-02f.json (spans copied from random places)
+                                      # result-2026-12-02e.json (c976e8e's fixed-offset warm-up; see induction-*.json)
     B --quick                         # ~2 min: plumbing, not learning
 """
 
@@ -81,7 +79,8 @@ from coworkenv.harness.export import ExportParams, export_records, token_lengths
 from coworkenv.harness.trajectory import Trajectory
 from coworkenv.synth.contract.task import Task, ToolStep, is_ref
 from coworkenv.synth.generate.families import get_family
-from coworkenv.train.copying import copy_accuracy, train_copying, train_copying_values
+from coworkenv.train.copy_accuracy import copy_accuracy
+from coworkenv.train.copying import train_copying, train_copying_values
 from coworkenv.train.data import read_chat_jsonl
 from coworkenv.train.options import SFTOptions
 from coworkenv.train.sft import run_sft
@@ -265,11 +264,7 @@ def parse() -> argparse.Namespace:
         help="train tiny --split-ids: identifiers a character a token after each '_'.",
     )
     parser.add_argument(
-        "--number-digits",
-        type=int,
-        default=1,
-        choices=range(1, 5),
-        help="train tiny --number-digits: digit runs cut into groups of up to N, each group one token.",
+        "--number-digits", type=int, default=1, choices=range(1, 5), help="train tiny --number-digits N."
     )
     parser.add_argument(
         "--family-tools",
@@ -325,16 +320,8 @@ def main() -> None:
     if args.resume_from:  # its weights and its tokenizer, SFT continued from them
         base = Path(args.resume_from)
     else:
-        base = build_tiny(
-            work / "base",
-            0,
-            args.vocab,
-            args.layers,
-            args.hidden,
-            work / "demos.jsonl",
-            args.split_ids,
-            args.number_digits,
-        )
+        tiny = (args.vocab, args.layers, args.hidden, work / "demos.jsonl", args.split_ids, args.number_digits)
+        base = build_tiny(work / "base", 0, *tiny)
     lengths = token_lengths(rows, args.max_length, str(base))
     print(f"model: {parameter_count(base):,} parameters; {lengths.line() if lengths else 'no rows'}")
     t1 = time.perf_counter()

@@ -13,10 +13,10 @@ from click.testing import CliRunner
 pytest.importorskip("trl")
 
 from coworkenv.train.commands import train_group
+from coworkenv.train.copy_accuracy import copy_accuracy
 from coworkenv.train.copying import (
     SUMMARY,
     copied_values,
-    copy_accuracy,
     induction_batch,
     labelled_loss,
     train_copying,
