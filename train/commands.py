@@ -67,29 +67,6 @@ def train_group() -> None:
     help="Cut digit runs into groups of up to N, each group one token (all 2..N-digit strings in the vocabulary: "
     "tkt_5442 is tkt _ 5442); 1 keeps Qwen2's token per digit.",
 )
-@_count(
-    "--copy-steps",
-    0,
-    0,
-    "Then teach the model to copy: steps of random tokens repeated (16 x 128 tokens), before any SFT.",
-)
-@_count(
-    "--value-steps",
-    0,
-    0,
-    "Then steps (of 16) with the loss only on the values the --tokenizer-from demonstrations copy into "
-    "tool calls from their context, system prompt left out: a model from scratch learns to copy them.",
-)
-@_count("--value-tokens", 256, 16, "--value-steps: the longest example in tokens; longer conversations are left out.")
-@_count(
-    "--window-steps",
-    0,
-    0,
-    "Then steps (of 16) on the same values with conversations longer than --window-tokens cut to their "
-    "last tokens (a window that ends with the copying turn, the loss only on the values it still holds), so "
-    "the ids that tool results hold a few hundred tokens back are copied too, not only the request's names.",
-)
-@_count("--window-tokens", 320, 16, "--window-steps: the window's length in tokens.")
 def tiny_cmd(
     out: Path,
     seed: int,
@@ -99,11 +76,6 @@ def tiny_cmd(
     tokenizer_from: Path | None,
     split_ids: bool,
     number_digits: int,
-    copy_steps: int,
-    value_steps: int,
-    value_tokens: int,
-    window_steps: int,
-    window_tokens: int,
 ) -> None:
     """Build a tiny chat model offline (random weights, Qwen2.5 chat template) for tests, demos and learning
     from scratch (e.g. --layers 4 --hidden 256 --vocab-size 4096 --tokenizer-from demos.jsonl: ~3.0M)."""
@@ -112,9 +84,6 @@ def tiny_cmd(
         from coworkenv.train.tiny import DEFAULT_VOCAB_SIZE, build_tiny, parameter_count
     except ImportError as exc:
         raise click.ClickException(f"{INSTALL_HINT} ({exc})") from exc
-    if (value_steps or window_steps) and not tokenizer_from:
-        flag = "--value-steps" if value_steps else "--window-steps"
-        raise click.ClickException(f"{flag} needs --tokenizer-from: the demonstrations whose values it copies")
     try:
         path = build_tiny(
             out, seed, vocab_size or DEFAULT_VOCAB_SIZE, layers, hidden, tokenizer_from, split_ids, number_digits
@@ -123,20 +92,6 @@ def tiny_cmd(
         raise click.ClickException(str(exc)) from exc
     params = parameter_count(path)
     click.echo(f"tiny model ({params:,} parameters) written to {path}")
-    from coworkenv.train.copying import train_copying, train_copying_values
-
-    stages = [("values", value_steps, value_tokens, False), ("windows", window_steps, window_tokens, True)]
-    for name, steps, tokens, window in stages:
-        if not steps or not tokenizer_from:
-            continue
-        try:
-            done = train_copying_values(path, tokenizer_from, steps, max_tokens=tokens, seed=seed, window=window)
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from exc
-        click.echo(f"copying {name}: {done.steps} steps, loss {done.losses[0]:.3f} -> {done.losses[-1]:.3f}")
-    if copy_steps:
-        done = train_copying(path, copy_steps, seed=seed)
-        click.echo(f"copy curriculum: {done.steps} steps, loss {done.losses[0]:.3f} -> {done.losses[-1]:.3f}")
 
 
 SFT_HELP = f"""LoRA (or --full) SFT on exported chat JSONL, loss on assistant text and tool calls only.
@@ -178,20 +133,26 @@ Several GPUs: accelerate launch --num_processes N "$(which coworkenv)" train sft
 )
 @click.option("--warmup-steps", type=int, help=f"Steps of linear learning-rate warmup.  [default: {_SFT.warmup_steps}]")
 @click.option(
-    "--copy-weight",
+    "--context-weight",
     type=float,
-    help="Loss weight of the tool-call values the demonstrations copy from their context (names, ids); "
-    f"keeps a model trained from scratch copying instead of guessing.  [default: {_SFT.copy_weight}]",
+    help="Loss weight of the context's tokens (system, user, tool results); the assistant's weigh 1. 0 for a "
+    f"pretrained student; ~0.3 for a small model trained from scratch.  [default: {_SFT.context_weight}]",
+)
+@click.option("--lr-scheduler", help=f"Learning-rate schedule after the warmup.  [default: {_SFT.lr_scheduler}]")
+@click.option(
+    "--weight-decay", type=float, help=f"AdamW weight decay (not on biases, norms).  [default: {_SFT.weight_decay}]"
+)
+@click.option("--adam-beta2", type=float, help=f"AdamW beta2.  [default: {_SFT.adam_beta2}]")
+@click.option("--eval-data", help="Held-out chat JSONL: the assistant tokens' loss on it before, during, after.")
+@click.option("--eval-steps", type=int, help="Held-out loss every N steps too (needs --eval-data).  [default: 0: off]")
+@click.option(
+    "--save-steps", type=int, help="A checkpoint every N steps in OUT/checkpoint-N, for --resume.  [default: 0: off]"
 )
 @click.option(
-    "--value-batch",
-    type=int,
-    help="Each step also trains this many examples whose loss is only on the values they copy into a tool call "
-    "(the conversation without its system prompt, up to --value-tokens): the copy objective trained jointly with "
-    f"the demonstrations.  [default: {_SFT.value_batch}: none]",
-)
-@click.option(
-    "--value-tokens", type=int, help=f"--value-batch: an example's length in tokens.  [default: {_SFT.value_tokens}]"
+    "--resume",
+    is_flag=True,
+    default=None,
+    help="Continue from the newest checkpoint in --out (weights, optimiser, schedule, step): a stopped run goes on.",
 )
 @click.option("--bf16/--no-bf16", default=None, help="bf16 training.  [default: on with a GPU, off on CPU]")
 @click.option(
@@ -218,11 +179,25 @@ def sft_cmd(config_file: Path | None, **values: Any) -> None:
         result = run_sft(options)
     except (DataError, ModelTemplateError, OptionsError) as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(
-        f"trained {result.steps} steps on {result.examples} examples; "
-        f"loss {result.first_loss:.4f} -> {result.last_loss:.4f}; "
-        f"{'model' if options.full else 'adapter'} in {result.adapter_dir}"
+    click.echo(sft_summary(result, options.full))
+
+
+def sft_summary(result: Any, full: bool) -> str:
+    """The line `train sft` ends with: steps, losses, held-out losses, and plainly whether the loss fell."""
+    kind = "model" if full else "adapter"
+    resumed = f" (resumed from {result.resumed_from.name})" if result.resumed_from else ""
+    line = (
+        f"trained {result.steps} steps{resumed} on {result.examples} examples; "
+        f"loss {result.first_loss:.4f} -> {result.last_loss:.4f}"
     )
+    held = result.eval_losses
+    if len(held) >= 2:
+        line += f"; held-out loss {held[0][1]:.4f} -> {held[-1][1]:.4f}"
+    line += f"; {kind} in {result.adapter_dir}"
+    falls = held[-1][1] < held[0][1] if len(held) >= 2 else result.last_loss < result.first_loss
+    if not falls:
+        line += " -- the loss did not fall: this model learnt nothing (more steps, another --lr, or more data)"
+    return line
 
 
 RL_HELP = """RL in the environments: the student plays each task --group-size times, the grader's completion and

@@ -1,5 +1,6 @@
-"""How well a model writes the values its demonstrations copy into tool calls, teacher-forced (the learning
-bench's copying figures; the warm-ups that teach it are in :mod:`coworkenv.train.copying`)."""
+"""How well a model writes the values its demonstrations copy into tool calls, teacher-forced: the learning
+bench's leading indicator (an id read in a tool result and written into the next call is what a student must
+learn to copy before any held-out task can pass)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,31 @@ import re
 from pathlib import Path
 from typing import Any
 
-from coworkenv.train.copying import SYSTEM_TURN, copied_values
+from coworkenv.synth.contract.validation.adversary_pools import strings_in
+
+SYSTEM_TURN = re.compile(r"<\|im_start\|>system\n.*?<\|im_end\|>", re.DOTALL)
+
+
+def copied_values(messages: list[dict[str, Any]]) -> list[set[str]]:
+    """For each message, the string values of its tool calls' arguments that appear in an earlier user or tool
+    message and not in the system message (which lists the enums: those are format, not copying)."""
+
+    system = "\n".join(m.get("content") or "" for m in messages if m["role"] == "system")
+    seen = ""
+    out: list[set[str]] = []
+    for m in messages:
+        found: set[str] = set()
+        for call in m.get("tool_calls") or []:
+            arguments = call.get("function", call).get("arguments") or {}
+            if isinstance(arguments, str):
+                arguments = json.loads(arguments)
+            for value in strings_in(arguments):
+                if value and value in seen and value not in system:
+                    found.add(value)
+        out.append(found)
+        if m["role"] in ("user", "tool"):
+            seen += "\n" + (m.get("content") or "")
+    return out
 
 
 def _value_kinds(tokenizer: Any, record: dict[str, Any]) -> tuple[list[int], list[str | None]]:

@@ -56,18 +56,31 @@ class SFTOptions(LoraOptions):
     logging_steps: int = 1
     full: bool = False  # full fine-tuning (every weight; a model trained from scratch) instead of LoRA adapters
     warmup_steps: int = 0  # the learning rate rises linearly over these first steps
-    copy_weight: float = 1.0  # loss weight of tool-call values copied from the context (names, ids); 1: as the rest
-    value_batch: int = 0  # each step also trains this many copied-value examples (loss on the values only); 0: none
-    value_tokens: int = 700  # a value example's length: conversations (no system prompt) cut to their last tokens
+    context_weight: float = 0.0  # loss weight of system, user and tool-result tokens; the assistant's weigh 1
+    lr_scheduler: str = "cosine"  # transformers' scheduler name: cosine, linear, constant_with_warmup, ...
+    weight_decay: float = 0.0  # AdamW's (biases and norms excluded); 0.1 for a model trained from scratch
+    adam_beta2: float = 0.999  # 0.95 steadies a model trained from scratch at a high learning rate
+    eval_data: str | None = None  # held-out chat JSONL: its assistant tokens' loss before, every eval_steps, after
+    eval_steps: int = 0  # 0: the held-out loss only before and after training
+    save_steps: int = 0  # > 0: a checkpoint every N steps in out/checkpoint-N (the last two kept), for --resume
+    resume: bool = False  # continue from the newest checkpoint in out (weights, optimiser, schedule, step)
 
     def __post_init__(self) -> None:
-        if self.copy_weight <= 0:
-            raise OptionsError(f"copy_weight must be positive, not {self.copy_weight}")
-        if self.value_batch < 0 or self.value_tokens < 16:
+        if not 0.0 <= self.context_weight <= 1.0:
+            raise OptionsError(f"context_weight must be between 0 and 1, not {self.context_weight}")
+        if self.batch_size < 1 or self.grad_accum < 1:
             raise OptionsError(
-                f"value_batch must be 0 or more and value_tokens at least 16, not {self.value_batch}, "
-                f"{self.value_tokens}"
+                f"batch_size and grad_accum must be at least 1, not {self.batch_size}, {self.grad_accum}"
             )
+        if self.weight_decay < 0 or not 0.0 < self.adam_beta2 < 1.0:
+            raise OptionsError(
+                f"weight_decay must be >= 0 and adam_beta2 in (0, 1), not {self.weight_decay}, {self.adam_beta2}"
+            )
+        if self.eval_steps < 0 or self.save_steps < 0:
+            raise OptionsError(f"eval_steps and save_steps must be 0 or more, not {self.eval_steps}, {self.save_steps}")
+        schedulers = ("linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup")
+        if self.lr_scheduler not in schedulers:
+            raise OptionsError(f"unknown lr_scheduler {self.lr_scheduler!r}; use one of {', '.join(schedulers)}")
 
 
 T = TypeVar("T")

@@ -1,10 +1,13 @@
 """SFT on exported trajectories with trl's ``SFTTrainer``: LoRA adapters, or every weight with ``full``.
 
-The loss is on assistant text and tool-call tokens only (``assistant_only_loss=True``): trl renders each
+The loss is on assistant text and tool-call tokens (``assistant_only_loss=True``): trl renders each
 conversation with a training variant of the model's chat template (``{% generation %}`` markers) and masks
-system, user and tool-result tokens out of the labels. Every trained token weighs the same, unless
-``copy_weight`` weighs the tool-call values copied from the context (names, ids) more: a model trained from
-scratch otherwise learns the values' prior instead of copying them.
+system, user and tool-result tokens out of the labels. ``context_weight`` W > 0 puts those context tokens back
+in the loss at weight W (the assistant's stay at 1, padding 0): a model trained from scratch learns to copy an
+id from a tool result into its next call from the context's own next-token signal (ids repeat inside results,
+between a search and a get, in the request and the reply), which assistant tokens alone are too few to teach.
+Pretrained students keep W = 0, the SFT convention. Batches of several conversations are grouped by length;
+the schedule is cosine after ``warmup_steps``; AdamW's weight decay skips biases and norms.
 
 Multi-device: the same command runs under ``accelerate launch`` (DDP, DeepSpeed ZeRO or FSDP configs), e.g.
 ``accelerate launch --num_processes 8 "$(which coworkenv)" train sft --data demos.jsonl --out runs/sft``.
@@ -34,6 +37,8 @@ class SFTResult:
     examples: int
     steps: int
     losses: list[float] = field(default_factory=list)
+    eval_losses: list[tuple[int, float]] = field(default_factory=list)  # (step, assistant tokens' held-out loss)
+    resumed_from: Path | None = None
 
     @property
     def first_loss(self) -> float:
@@ -42,6 +47,9 @@ class SFTResult:
     @property
     def last_loss(self) -> float:
         return self.losses[-1] if self.losses else math.nan
+
+
+_NO_LOSS = -100
 
 
 def gpu_available() -> bool:
@@ -122,7 +130,14 @@ def sft_config(options: SFTOptions) -> Any:
         max_steps=options.max_steps,
         learning_rate=options.lr,
         warmup_steps=options.warmup_steps,
+        lr_scheduler_type=options.lr_scheduler,
+        weight_decay=options.weight_decay,  # transformers leaves biases and norms out of it
+        adam_beta1=0.9,
+        adam_beta2=options.adam_beta2,
         per_device_train_batch_size=options.batch_size,
+        per_device_eval_batch_size=options.batch_size,
+        # Conversations of like length share a batch, so little of it is padding (padding carries no loss).
+        train_sampling_strategy="group_by_length" if options.batch_size > 1 else "random",
         gradient_accumulation_steps=options.grad_accum,
         max_length=options.max_length,
         assistant_only_loss=True,
@@ -130,7 +145,14 @@ def sft_config(options: SFTOptions) -> Any:
         bf16=bf16,
         use_cpu=not gpu_available(),
         logging_steps=options.logging_steps,
-        save_strategy="no",
+        save_strategy="steps" if options.save_steps else "no",
+        save_steps=options.save_steps or 500,
+        save_total_limit=2,
+        # The held-out loss at the start (step 0, or the step a resumed run goes on from), every eval_steps, and
+        # (run_sft) at the end.
+        eval_strategy="steps" if options.eval_data else "no",
+        eval_steps=options.eval_steps or 10**9,
+        eval_on_start=bool(options.eval_data),
         report_to="none",
         seed=options.seed,
         disable_tqdm=True,
@@ -151,79 +173,91 @@ def lora_config(options: SFTOptions) -> Any:
     )
 
 
-def copy_weighted(
-    base: type, weight: float, values: list[tuple[list[int], list[int]]] | None = None, value_batch: int = 0
-) -> type:
-    """``base`` (trl's ``SFTTrainer``) with a loss that weighs the tokens of copied tool-call values ``weight``
-    times the other trained tokens (:func:`coworkenv.train.copying.copy_weights`): the per-token cross-entropy,
-    weighted, over the weights' sum. With ``values`` (:func:`coworkenv.train.copying.value_examples`) and
-    ``value_batch``, each training step adds the loss of ``value_batch`` of them drawn at random (the loss only
-    on the values they copy): the copy objective trained jointly with the demonstrations, not before them."""
-    import random
-
+def weighted_loss(logits: Any, input_ids: Any, labels: Any, attention_mask: Any, context_weight: float) -> Any:
+    """The next-token cross-entropy of a padded batch, each predicted token weighted: 1 where it is trained
+    (``labels`` not -100: assistant text, tool calls, the end of each assistant turn), ``context_weight`` where it
+    is context (system, user and tool-result tokens: -100 in ``labels`` but inside ``attention_mask``), 0 where
+    it is padding. The weighted sum over the weights' sum, so a batch of long and short conversations counts each
+    token once. ``logits`` are the model's for ``input_ids`` (batch × length × vocabulary)."""
     import torch
 
-    from coworkenv.train.copying import copy_weights, labelled_loss
-    from coworkenv.train.copying import value_batch as draw_values
+    trained = labels != _NO_LOSS
+    present = attention_mask.bool() if attention_mask is not None else torch.ones_like(trained)
+    weights = torch.where(trained, 1.0, torch.where(present, float(context_weight), 0.0))[:, 1:]
+    targets = torch.where(trained, labels, input_ids)[:, 1:]
+    logits = logits[:, :-1].float()
+    ce = torch.nn.functional.cross_entropy(
+        logits.reshape(-1, logits.size(-1)), targets.reshape(-1), reduction="none"
+    ).view_as(weights)
+    return (ce * weights).sum() / weights.sum().clamp(min=1e-8)
 
-    rng = random.Random(0)
 
-    class CopyWeightedSFTTrainer(base):
+def context_weighted(base: type, context_weight: float) -> type:
+    """``base`` (trl's ``SFTTrainer``) whose training loss is :func:`weighted_loss`: the assistant's tokens at 1,
+    the context's at ``context_weight``. Evaluation reports the assistant tokens' loss alone (context weight 0),
+    the figure comparable across runs. Each micro-batch is normalised by its own weights, and the trainer divides
+    by the gradient accumulation steps as for any loss it does not scale itself."""
+
+    class ContextWeightedSFTTrainer(base):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.loss_is_scaled_for_ga = False
+
         def compute_loss(
             self, model: Any, inputs: dict[str, Any], return_outputs: bool = False, num_items_in_batch: Any = None
         ) -> Any:
-            ids, labels = inputs["input_ids"], inputs["labels"]
-            rows = zip(ids.tolist(), labels.tolist(), strict=True)
-            weights = torch.tensor([copy_weights(self.processing_class, i, x, weight) for i, x in rows])
-            outputs = model(input_ids=ids, attention_mask=inputs.get("attention_mask"))
-            logits = outputs.logits[:, :-1].float()
-            w = weights[:, 1:].to(logits.device)
-            ce = torch.nn.functional.cross_entropy(
-                logits.reshape(-1, logits.size(-1)), labels[:, 1:].reshape(-1).clamp(min=0), reduction="none"
-            ).view_as(w)
-            loss = (ce * w).sum() / w.sum().clamp(min=1.0)
-            if values and value_batch and model.training:
-                pad = self.processing_class.pad_token_id
-                batch = {k: v.to(ids.device) for k, v in draw_values(values, rng, value_batch, pad).items()}
-                loss = loss + labelled_loss(model, batch)
+            mask = inputs.get("attention_mask")
+            outputs = model(input_ids=inputs["input_ids"], attention_mask=mask)
+            weight = context_weight if model.training else 0.0
+            loss = weighted_loss(outputs.logits, inputs["input_ids"], inputs["labels"], mask, weight)
             return (loss, outputs) if return_outputs else loss
 
-    return CopyWeightedSFTTrainer
+    return ContextWeightedSFTTrainer
 
 
 def build_trainer(options: SFTOptions, callbacks: Sequence[Any] = ()) -> Any:
     """An ``SFTTrainer`` with its dataset prepared (tokenised, labels masked), not yet trained; ``callbacks``
-    (transformers ``TrainerCallback``s) are added to it."""
+    (transformers ``TrainerCallback``s) are added to it. With ``eval_data`` its held-out records are the
+    evaluation set (the assistant tokens' loss, ``eval_loss``)."""
     from trl import SFTTrainer
 
     if not options.out:
         raise ValueError("--out is required: the directory the LoRA adapter is written to")
     records = read_chat_jsonl(options.data)
+    held_out = read_chat_jsonl(options.eval_data) if options.eval_data else None
     processing_class = load_processing_class(options)
     check_template(processing_class, has_tool_calls(records), options.model)
-    values = None
-    if options.value_batch:
-        from coworkenv.train.copying import value_examples
-
-        values = value_examples(records, processing_class, options.value_tokens, window=True)
-        if not values:
-            raise OptionsError(f"--value-batch: no demonstration of {options.data} copies a value into a tool call")
-    plain = options.copy_weight == 1.0 and not values
-    trainer_class = SFTTrainer if plain else copy_weighted(SFTTrainer, options.copy_weight, values, options.value_batch)
+    trainer_class = context_weighted(SFTTrainer, options.context_weight) if options.context_weight else SFTTrainer
     return trainer_class(
         model=options.model,
         args=sft_config(options),
         train_dataset=to_dataset(records),
+        eval_dataset=to_dataset(held_out) if held_out else None,
         processing_class=processing_class,
         peft_config=None if options.full else lora_config(options),
         callbacks=list(callbacks) or None,
     )
 
 
+def last_checkpoint(out: str | Path) -> Path | None:
+    """The newest ``checkpoint-N`` folder a run saved in ``out`` that holds its trainer state, or None."""
+    folders = [p for p in Path(out).glob("checkpoint-*") if p.name.split("-", 1)[1].isdigit()]
+    whole = [p for p in folders if (p / "trainer_state.json").is_file()]
+    return max(whole, key=lambda p: int(p.name.split("-", 1)[1]), default=None)
+
+
+def _eval_losses(log_history: list[dict[str, Any]]) -> list[tuple[int, float]]:
+    """(step, held-out loss) for each evaluation in a trainer's log, one per step (the latest wins)."""
+    by_step = {int(e["step"]): float(e["eval_loss"]) for e in log_history if "eval_loss" in e}
+    return sorted(by_step.items())
+
+
 def run_sft(options: SFTOptions, callbacks: Sequence[Any] = ()) -> SFTResult:
     """Train a LoRA adapter (or, with ``full``, the whole model); writes it, the tokenizer and
-    ``coworkenv_sft.json`` (options, losses) to ``out``. ``callbacks``: transformers ``TrainerCallback``s called
-    during training (e.g. to score a checkpoint every N steps)."""
+    ``coworkenv_sft.json`` (options, losses, held-out losses) to ``out``. ``callbacks``: transformers
+    ``TrainerCallback``s called during training (e.g. to score a checkpoint every N steps). With ``resume`` the
+    run continues from the newest checkpoint in ``out`` (weights, optimiser, schedule, data order and step),
+    so a long run stopped at any point goes on where its last ``save_steps`` checkpoint left it."""
     trainer = build_trainer(options, callbacks)
     if len(trainer.train_dataset) == 0:
         from coworkenv.train.data import DataError
@@ -233,15 +267,26 @@ def run_sft(options: SFTOptions, callbacks: Sequence[Any] = ()) -> SFTResult:
             "(the tool schemas and system prompt come first and were all that fit); raise --max-length, or "
             "export with --template compact for a small model (and prompt it with hf:PATH?template=compact)"
         )
-    trainer.train()
+    checkpoint = last_checkpoint(options.out) if options.resume else None
+    trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
+    history = trainer.state.log_history
+    if trainer.eval_dataset is not None and not any(
+        "eval_loss" in e and e.get("step") == trainer.state.global_step for e in history
+    ):
+        trainer.evaluate()
     out = Path(options.out)
     trainer.save_model(str(out))
     trainer.processing_class.save_pretrained(str(out))
-    losses = [float(entry["loss"]) for entry in trainer.state.log_history if "loss" in entry]
+    losses = [float(entry["loss"]) for entry in history if "loss" in entry]
     if not losses:  # fewer steps than logging_steps: the run's average is all there is
-        losses = [float(e["train_loss"]) for e in trainer.state.log_history if "train_loss" in e]
+        losses = [float(e["train_loss"]) for e in history if "train_loss" in e]
     result = SFTResult(
-        adapter_dir=out, examples=len(trainer.train_dataset), steps=trainer.state.global_step, losses=losses
+        adapter_dir=out,
+        examples=len(trainer.train_dataset),
+        steps=trainer.state.global_step,
+        losses=losses,
+        eval_losses=_eval_losses(history),
+        resumed_from=checkpoint,
     )
     records = read_chat_jsonl(options.data)
     template = "compact" if any(template_of(r["messages"]) == "compact" for r in records) else "full"
@@ -251,6 +296,8 @@ def run_sft(options: SFTOptions, callbacks: Sequence[Any] = ()) -> SFTResult:
         "examples": result.examples,
         "steps": result.steps,
         "losses": losses,
+        "eval_losses": result.eval_losses,
+        "resumed_from": str(checkpoint) if checkpoint else None,
     }
     (out / "coworkenv_sft.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return result
