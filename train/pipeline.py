@@ -57,7 +57,10 @@ def teacher_spec(teacher: str | None) -> str:
 @click.option("--trials", type=click.IntRange(min=1), default=3, show_default=True, help="Teacher trials per task.")
 @click.option("--teacher", help="Agent spec; default anthropic:claude-sonnet-4-5 with ANTHROPIC_API_KEY, else replay.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
-@click.option("--sft-steps", type=click.IntRange(min=0), default=8, show_default=True, help="0 skips training.")
+@click.option("--sft-steps", type=click.IntRange(min=0), help="SFT steps; 0 skips training.  [default: 200, --quick 8]")
+@click.option(
+    "--quick", is_flag=True, help="The plumbing tour: a few LoRA steps on a tiny model, no learning measured."
+)
 @click.pass_context
 def pipeline_cmd(
     ctx: click.Context,
@@ -67,7 +70,8 @@ def pipeline_cmd(
     trials: int,
     teacher: str | None,
     concurrency: int,
-    sft_steps: int,
+    sft_steps: int | None,
+    quick: bool,
 ) -> None:
     """Synthesize, validate, run the teacher and a no-op floor, summarise, curate, export, and fine-tune a tiny
     model on the export — offline with the built-in defaults."""
@@ -78,6 +82,8 @@ def pipeline_cmd(
     os.environ.setdefault("TQDM_DISABLE", "1")
     os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
     spec = teacher_spec(teacher)
+    if sft_steps is None:
+        sft_steps = 8 if quick else 200
     tasks, runs = out / "tasks", out / "runs"
     begun = time.perf_counter()
 
@@ -127,32 +133,36 @@ def pipeline_cmd(
     _done(t)
 
     rows = sum(1 for line in compact.read_text().splitlines() if line.strip())
-    if sft_steps and rows:
-        t = _stage(f"5. LoRA SFT of a tiny offline model on {rows} demonstrations ({sft_steps} steps)")
-        # A vocabulary learnt from the demonstrations reads them in ~30 % fewer tokens than the built-in one;
-        # one record a step keeps this stage's time where the old tool-less format had it.
+    learning = None
+    if not sft_steps or not rows:
+        click.echo("\n=== 5. SFT skipped" + ("" if sft_steps else " (--sft-steps 0)"))
+    elif quick:
+        t = _stage(f"5. LoRA SFT of a tiny offline model on {rows} demonstrations ({sft_steps} steps: plumbing only)")
         _invoke(ctx, "train tiny", out=out / "tiny-model", seed=seed, tokenizer_from=compact, vocab_size=4096)
-        _invoke(
-            ctx,
-            "train sft",
-            data=str(compact),
-            model=str(out / "tiny-model"),
-            out=str(out / "sft-adapter"),
-            max_steps=sft_steps,
-            batch_size=1,
-            grad_accum=1,
-            max_length=4096,
-        )
+        _invoke(ctx, "train sft", data=str(compact), model=str(out / "tiny-model"), out=str(out / "sft-adapter"),
+                max_steps=sft_steps, batch_size=1, grad_accum=1, max_length=4096)  # fmt: skip
         click.echo(f"    evaluate it as it was trained: --agent 'hf:{out / 'sft-adapter'}?template=compact'")
         _done(t)
     else:
-        click.echo("\n=== 5. SFT skipped" + ("" if sft_steps else " (--sft-steps 0)"))
+        from coworkenv.train.pipeline_learn import learning_stage
+
+        t = _stage(f"5. a student learns: {sft_steps} steps of SFT on the whole conversation, scored on unseen tasks")
+        teacher_compact = out / "learn" / "teacher-compact.jsonl"
+        _invoke(ctx, "export", sources=(teacher_run,), out=teacher_compact, template="compact",
+                task_paths=(str(tasks),), max_length=4096)  # fmt: skip
+        ids = [p.stem for p in sorted(tasks.glob("*.json")) if p.name != "synthesis_report.json"]
+        learning = learning_stage(lambda name, **params: _invoke(ctx, name, **params), out, tasks, compact,
+                                  teacher_compact, ids, sft_steps, seed)  # fmt: skip
+        for line in learning.lines():
+            click.echo(f"    {line}")
+        _done(t)
     summary = {
         "out": str(out),
         "teacher": spec,
         "tasks": count,
         "demonstrations": rows,
         "seconds": round(time.perf_counter() - begun, 1),
+        "learning": learning.as_json() if learning else None,
     }
     (out / "pipeline.json").write_text(json.dumps(summary, indent=2) + "\n")
     click.echo(f"\nDone in {summary['seconds']} s: tasks in {tasks}, runs in {runs}, chat data in {out / 'sft.jsonl'}")
