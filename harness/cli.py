@@ -368,14 +368,14 @@ def export_tasks_cmd(tasks: tuple[str, ...], format_: str, out: Path, install: s
     """Write tasks (files, folders, or 'examples') as Harbor task directories: instruction.md, task.toml with the
     services as MCP servers, an environment that installs coworkenv and seeds the workspace, and tests that grade
     it with `coworkenv grade`."""
-    from coworkenv.harness.export_harbor import export_harbor
+    from coworkenv.harness.export_harbor import HarborExportError, export_harbor
 
     try:
         sources = _task_sources(tasks)
         task_set = load_task_set(sources)
-    except (RunError, TaskFileError) as exc:
+        written = export_harbor(task_set, out, install)
+    except (RunError, TaskFileError, HarborExportError) as exc:
         raise click.ClickException(str(exc)) from exc
-    written = export_harbor(task_set, out, install)
     click.echo(f"{len(written)} Harbor task folder(s) ({format_}) written to {out}")
     click.echo(f"run one: harbor run --path {out / written[0].name if written else out} --agent claude-code")
 

@@ -26,6 +26,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from coworkenv.harness.filenames import NAME_BYTES, cut_bytes
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.taskfile import save_task
 
@@ -58,8 +59,33 @@ def _table(name: str, values: dict[str, Any], array: bool = False) -> str:
     return "\n".join([head, *(f"{k} = {_toml_value(v)}" for k, v in values.items() if v is not None)]) + "\n"
 
 
+class HarborExportError(ValueError):
+    """Tasks that cannot be exported as they are (two of them would share a folder); the message is one line."""
+
+
+def folder_name(task: Task) -> str:
+    """The task's folder: its id in the characters Harbor's package names allow, without leading or trailing
+    '.' and '-', cut to :data:`NAME_BYTES` bytes."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", task.id).strip(".-") or "task"
+    return cut_bytes(name, NAME_BYTES).rstrip(".-") or "task"
+
+
 def package_name(task: Task) -> str:
-    return "coworkenv/" + (re.sub(r"[^A-Za-z0-9_.-]+", "-", task.id).strip(".-") or "task")
+    return f"coworkenv/{folder_name(task)}"
+
+
+def check_folders(tasks: Sequence[Task]) -> None:
+    """Refuse, before anything is written, two tasks that would be written to one folder."""
+    owner: dict[str, str] = {}
+    for task in tasks:
+        name = folder_name(task)
+        first = owner.setdefault(name, task.id)
+        if first != task.id:
+            raise HarborExportError(
+                f"tasks {cut_bytes(first, 80)!r} and {cut_bytes(task.id, 80)!r} would both be written to the Harbor "
+                f"folder {cut_bytes(name, 80)!r} (ids differ only in leading or trailing '.' or '-', or after "
+                f"{NAME_BYTES} bytes); give one of them another id and export again"
+            )
 
 
 def task_toml(task: Task, agent_timeout_s: float, verifier_timeout_s: float) -> str:
@@ -164,7 +190,7 @@ def write_task(
 ) -> Path:
     """Write ``task`` as a Harbor task directory under ``out``; its path. ``install`` is what the image
     pip-installs (default: this coworkenv version); a path to a wheel is copied into the image and installed."""
-    folder = out / package_name(task).split("/", 1)[1]
+    folder = out / folder_name(task)
     env, tests = folder / "environment", folder / "tests"
     env.mkdir(parents=True, exist_ok=True)
     tests.mkdir(parents=True, exist_ok=True)
@@ -184,6 +210,8 @@ def write_task(
 
 
 def export_harbor(tasks: Sequence[Task], out: Path, install: str | None = None) -> list[Path]:
-    """Write every task as a Harbor task directory under ``out``; their paths."""
+    """Write every task as a Harbor task directory under ``out``; their paths. Two tasks that would share a
+    folder are a :class:`HarborExportError` before anything is written."""
+    check_folders(tasks)
     out.mkdir(parents=True, exist_ok=True)
     return [write_task(task, out, install) for task in tasks]

@@ -17,6 +17,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from coworkenv.harness.filenames import fit_name
 from coworkenv.harness.messages import Message
 from coworkenv.harness.report_data import Run, load_runs
 from coworkenv.harness.trajectory import Trajectory
@@ -179,8 +180,8 @@ def export_inspect(sources: list[Path], out: Path) -> list[Path]:
     for i, run in enumerate(load_runs(sources)):
         if not run.records:
             continue
-        name = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in run.label)[:80]
-        path = out / f"{i:02d}-{name}.eval"
+        name = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in run.label)
+        path = out / fit_name(name, f"{i:02d}-", ".eval")
         log.write_eval_log(eval_log(run, _created(run.path)), path, format="eval")
         written.append(path)
     return written

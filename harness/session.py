@@ -22,6 +22,7 @@ from coworkenv.harness.tools import CallOutcome, Door
 from coworkenv.harness.trajectory import ToolStepRecord, TurnRecord, UserEvent
 from coworkenv.harness.user_sim import UserContext, UserSimulator
 from coworkenv.servers.kit import Environment
+from coworkenv.servers.kit.audit import recorded_arguments
 from coworkenv.synth.contract.task import Task
 
 
@@ -169,14 +170,20 @@ class EpisodeSession:
         duration_ms: float = 0.0,
         anchor: str | None = None,
     ) -> Message:
-        """Add a tool result to the conversation and the step log (for calls made outside the harness too)."""
+        """Add a tool result to the conversation and the step log (for calls made outside the harness too).
+
+        Arguments no tool took (invalid, or for an unknown tool) are recorded capped when large, in the step and in
+        the assistant message that made the call (:func:`~coworkenv.servers.kit.audit.recorded_arguments`)."""
+        arguments = recorded_arguments(call.arguments, result.outcome)
+        if arguments is not call.arguments:
+            self._recorded_call(call, arguments)
         self.steps.append(
             ToolStepRecord(
                 index=len(self.steps),
                 turn=max(len(self.turns) - 1, 0),
                 call_id=call.id,
                 name=call.name,
-                arguments=dict(call.arguments),
+                arguments=dict(arguments),
                 text=result.text,
                 is_error=result.is_error,
                 outcome=result.outcome,
@@ -190,6 +197,14 @@ class EpisodeSession:
         )
         self.messages.append(message)
         return message
+
+    def _recorded_call(self, call: ToolCall, arguments: dict[str, Any]) -> None:
+        """Swap ``call`` in the assistant message that made it for a copy with these (capped) arguments."""
+        for message in reversed(self.messages):
+            for i, made in enumerate(message.tool_calls):
+                if made is call or (made.id == call.id and made.name == call.name):
+                    message.tool_calls[i] = call.model_copy(update={"arguments": arguments})
+                    return
 
     def flush_user_notes(self) -> None:
         """Messages the user added after tool calls join the conversation once the turn's results are in."""

@@ -150,7 +150,14 @@ class ClientDoor:
         text = "".join(getattr(part, "text", "") for part in result.content)
         if not text and result.structured_content is not None:
             text = json.dumps(result.structured_content, sort_keys=True)
-        return CallOutcome(text, bool(result.is_error), "error" if result.is_error else "ok")
+        return CallOutcome(text, bool(result.is_error), outcome_of(text) if result.is_error else "ok")
+
+
+def outcome_of(text: str) -> str:
+    """The outcome of a failed call over MCP, from the answer our dispatcher wrote (MCP carries only is_error)."""
+    if text.startswith("Invalid arguments for "):
+        return "invalid_arguments"
+    return "unknown_tool" if text.startswith("Unknown tool ") else "error"
 
 
 def _unsendable(arguments: Any) -> str | None:

@@ -95,7 +95,7 @@ def list_rooms(
 ) -> RoomPage:
     """List the meeting rooms, smallest first, with capacity, building, floor and features. Book one by passing
     its id as room_id to create_event; find_free_slot can pick a free one for you."""
-    where = Where().gte("capacity", min_capacity).text(["name", "building", "floor", "features"], query)
+    where = Where().gte("capacity", min_capacity).text(["name", "building", "floor"], query, lists=["rooms.features"])
     rows, total, nxt = ctx.paginate("rooms", where.sql, where.params, "capacity, name, id", page_size, page_token)
     return RoomPage(items=[Room.model_validate(r) for r in rows], total=total, next_page_token=nxt)
 

@@ -28,7 +28,7 @@ from coworkenv.servers.kit import (
     Where,
     tool,
 )
-from coworkenv.servers.kit.sqlfunctions import list_holds_text, list_item_contains
+from coworkenv.servers.kit.sqlfunctions import list_holds_text
 
 Row = dict[str, Any]
 
@@ -110,12 +110,6 @@ _NOT_SPAM_TRASH = (
 )
 
 
-def _in_lists(columns: list[str], query: str) -> tuple[str, ...]:
-    """An SQL fragment and its values: an item of any of the JSON lists in ``columns`` contains ``query``."""
-    tests = [list_item_contains(f'messages."{column}"', query.casefold()) for column in columns]
-    return ("(" + " OR ".join(sql for sql, _ in tests) + ")", *[p for _, params in tests for p in params])
-
-
 # ---------------------------------------------------------------------------------------------- tools
 @tool(read_only=True)
 def get_profile(ctx: ToolContext, user_id: UserId = "me") -> Profile:
@@ -184,9 +178,8 @@ def search_messages(
         .text(["subject", "body", "from_name", "from_address"], text)
         .text(["from_address", "from_name"], from_address)
         .text(["subject"], subject)
+        .text([], to_address, lists=['messages."to"', 'messages."cc"', 'messages."bcc"'])
     )
-    if to_address:
-        where.raw(*_in_lists(["to", "cc", "bcc"], to_address))
     wanted = [label_id(ctx, box, label) for label in label_ids or []]
     if is_unread is not None:
         (where.has_tag if is_unread else where.lacks_tag)("messages.label_ids", "UNREAD")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Mapping
@@ -78,6 +79,35 @@ def clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+MAX_RECORDED_ARGUMENTS = 16_384
+"""Arguments no tool took (invalid arguments, unknown tool) whose JSON text is longer than this many characters
+are recorded capped (:func:`capped`), in the audit log and in trajectories: a 50 MB argument the server refused
+must not be kept verbatim wherever the call is recorded."""
+CAPPED = "_capped"
+"""The one key of recorded arguments that were capped: ``{"_capped": {"prefix", "bytes", "sha256"}}``."""
+UNTAKEN = frozenset({"invalid_arguments", "unknown_tool"})
+"""Outcomes of calls whose arguments no tool took (so no schema bounded them)."""
+
+
+def capped(text: str) -> dict[str, Any]:
+    """Arguments as recorded when their JSON ``text`` is too long to keep: its start cut like an error message
+    (:func:`clip`), its size in bytes of UTF-8 and its SHA-256 (to tell two such calls apart or alike)."""
+    data = text.encode("utf-8", "surrogatepass")
+    return {CAPPED: {"prefix": clip(text, MAX_MESSAGE), "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}}
+
+
+def recorded_arguments(arguments: Any, outcome: str) -> Any:
+    """``arguments`` as a record keeps them: as they are, or :func:`capped` when no tool took them (``outcome``
+    in :data:`UNTAKEN`) and their JSON is longer than :data:`MAX_RECORDED_ARGUMENTS`."""
+    if outcome not in UNTAKEN:
+        return arguments
+    try:
+        text = to_json(arguments)
+    except (RecursionError, ValueError):  # nested past the JSON encoder's stack, or a cycle
+        text = to_json(safe_value(arguments))
+    return arguments if len(text) <= MAX_RECORDED_ARGUMENTS else capped(text)
 
 
 def _unencodable(text: str) -> bool:

@@ -99,6 +99,9 @@ class Dispatcher:
                 text = clip(text, MAX_MESSAGE)
             plain = _plain(raw)
             raw_json = audit.to_json(plain)
+            if outcome in audit.UNTAKEN and len(raw_json) > audit.MAX_RECORDED_ARGUMENTS:
+                plain = raw = typed = audit.capped(raw_json)
+                raw_json = audit.to_json(plain)
             same = typed is raw or same_json(typed, plain)  # mostly: then encoded once
             seq = audit.write_row(
                 conn,

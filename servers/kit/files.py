@@ -8,10 +8,13 @@ do, never a traceback.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sqlite3
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,24 +40,62 @@ def one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a large document is parsed and validated.
+
+    Parsing allocates millions of objects and no cycles; each allocation burst triggers collections that walk
+    everything allocated so far, which made loading a task of 100k checks spend two thirds of its time in the
+    collector (measured: 2.4 s of CPU, 0.8 s paused). The collector runs again afterwards as it was."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def depth_exceeds(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests deeper than ``limit`` containers (checked without recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
+    """Whether ``value`` nests deeper than ``limit`` containers (checked level by level, without recursion, in
+    time linear in the number of values)."""
+    level = [value] if isinstance(value, dict | list) else []
+    depth = 0
+    while level:
+        depth += 1
         if depth > limit:
             return True
-        stack.extend((child, depth + 1) for child in children)
+        below: list[Any] = []
+        for item in level:
+            below.extend([v for v in (item.values() if isinstance(item, dict) else item) if isinstance(v, dict | list)])
+        level = below
     return False
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> str:
+class _NoAliasLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that refuses aliases (``*name``): an alias repeats a node without copying its text,
+    so ~500 bytes of nested aliases (a "billion laughs" document) expand to billions of values and minutes of
+    CPU. Seeds, tasks, plans and configs never need one."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                f"aliases (*{event.anchor}) are not allowed; write the value out in full",
+                event.start_mark,
+            )
+        return super().compose_node(parent, index)
+
+
+def load_yaml(text: str) -> Any:
+    """``yaml.safe_load`` without aliases: one that uses one is a :class:`yaml.YAMLError` at the alias."""
+    return yaml.load(text, Loader=_NoAliasLoader)  # a SafeLoader subclass: safe
+
+
+def yaml_problem(exc: yaml.YAMLError) -> str:
+    """What a YAML error says, with its line and column, without the multi-line excerpt PyYAML adds."""
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc)
     if mark is not None:
@@ -81,7 +122,8 @@ def read_document(path: str | Path, what: str = "seed") -> Any:
         ) from exc
     too_deep = f"{what} file {p} nests deeper than {MAX_DEPTH} levels; flatten it"
     try:
-        data = yaml.safe_load(text) if is_yaml else json.loads(text)
+        with gc_paused():
+            data = load_yaml(text) if is_yaml else json.loads(text)
     except RecursionError as exc:
         raise DocumentError(too_deep) from exc
     except json.JSONDecodeError as exc:
@@ -89,7 +131,7 @@ def read_document(path: str | Path, what: str = "seed") -> Any:
             f"{what} file {p} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ) from exc
     except yaml.YAMLError as exc:
-        raise DocumentError(one_line(f"{what} file {p} is not valid YAML: {_yaml_problem(exc)}")) from exc
+        raise DocumentError(one_line(f"{what} file {p} is not valid YAML: {yaml_problem(exc)}")) from exc
     except (ValueError, OverflowError) as exc:  # e.g. a number JSON or YAML cannot represent
         raise DocumentError(one_line(f"{what} file {p} is not valid {kind}: {exc}")) from exc
     if depth_exceeds(data, MAX_DEPTH):
@@ -158,9 +200,12 @@ __all__ = [
     "DocumentError",
     "check_database_file",
     "checkpoint_and_drop_wal",
+    "gc_paused",
     "is_empty_file",
+    "load_yaml",
     "new_temp_beside",
     "one_line",
     "read_document",
     "remove_database",
+    "yaml_problem",
 ]

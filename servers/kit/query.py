@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from coworkenv.servers.kit.sqlfunctions import list_holds
+from coworkenv.servers.kit.sqlfunctions import list_holds, list_item_contains
 from coworkenv.servers.kit.text import contains_clause
 
 
@@ -47,13 +47,23 @@ class Where:
         self._params.extend(params)
         return self
 
-    def text(self, columns: Sequence[str], query: str | None) -> Where:
-        """Any of ``columns`` contains ``query``: literal (``%``, ``_``, quotes mean themselves), case-folded."""
+    def text(self, columns: Sequence[str], query: str | None, lists: Sequence[str] = ()) -> Where:
+        """Any of ``columns`` contains ``query``, or an item of any of the JSON lists of strings in ``lists`` does:
+        literal (``%``, ``_``, quotes mean themselves), case-folded. A list is matched by its items' text, never by
+        its JSON (``[`` or ``","`` match no room's features)."""
         if _absent(query):
             return self
         assert query is not None
-        clause, params = contains_clause(list(columns), query)
-        return self.raw(clause, *params)
+        parts, params = [], []
+        if columns:
+            clause, values = contains_clause(list(columns), query)
+            parts.append(clause)
+            params.extend(values)
+        for column in lists:
+            clause, values = list_item_contains(column, query.casefold())
+            parts.append(clause)
+            params.extend(values)
+        return self.raw("(" + " OR ".join(parts) + ")", *params)
 
     def eq(self, column: str, value: Any) -> Where:
         """``column = value``."""

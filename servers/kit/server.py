@@ -18,6 +18,7 @@ from starlette.types import ASGIApp
 
 from coworkenv.servers.kit.http_auth import BearerTokenMiddleware, security_settings
 from coworkenv.servers.kit.state import ServiceState
+from coworkenv.servers.kit.stdio import serve_stdio
 
 log = logging.getLogger("coworkenv.servers")
 
@@ -47,6 +48,11 @@ class ServiceServer(MCPServer[Any]):
             )
             for spec in service.tools
         ]
+
+    async def run_stdio_async(self) -> None:
+        """stdio, where a line that is not a JSON-RPC message gets a JSON-RPC error, as over HTTP
+        (:mod:`.stdio`)."""
+        await serve_stdio(self._lowlevel_server)
 
     async def list_tools(self) -> list[MCPTool]:
         return list(self._listing)

@@ -8,6 +8,7 @@ it is resolved by looking the path up in that step's result, never by evaluating
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -224,7 +225,7 @@ class Task(_Model):
             ("forbidden action", [f.id for f in self.forbidden_actions]),
             ("reference step", [s.id for s in self.reference_solution if isinstance(s, ToolStep) and s.id]),
         ):
-            dupes = sorted({i for i in ids if ids.count(i) > 1})
+            dupes = sorted(i for i, n in Counter(ids).items() if n > 1)  # linear: tasks may hold 100k checks
             if dupes:
                 raise ValueError(f"duplicate {what} id(s): {', '.join(dupes)}")
         return self

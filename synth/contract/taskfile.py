@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from coworkenv.servers.kit.files import MAX_DEPTH, DocumentError, depth_exceeds, one_line, read_document
+from coworkenv.servers.kit.files import MAX_DEPTH, DocumentError, depth_exceeds, gc_paused, one_line, read_document
 from coworkenv.synth.contract.task import Task
 
 SUFFIXES = (".json", ".yaml", ".yml", ".jsonl")
@@ -163,7 +163,8 @@ def _read_lines(p: Path) -> list[TaskDoc]:
         source = f"{p}:{number}"
         too_deep = f"nests deeper than {MAX_DEPTH} levels; flatten it"
         try:
-            data = json.loads(line)
+            with gc_paused():
+                data = json.loads(line)
         except RecursionError as exc:
             raise TaskFileError(source, too_deep) from exc
         except json.JSONDecodeError as exc:
@@ -199,7 +200,8 @@ def parse_task(doc: TaskDoc) -> Task:
     if not isinstance(doc.data, dict):
         raise TaskFileError(doc.source, f"a task must be an object, got {type(doc.data).__name__}")
     try:
-        return Task.model_validate(doc.data)
+        with gc_paused():  # a task of 100k checks: no collections mid-validation (see gc_paused)
+            return Task.model_validate(doc.data)
     except ValidationError as exc:
         problems = validation_errors(exc, doc.data)
         field, message = problems[0]

@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from coworkenv.servers.kit.files import load_yaml, one_line, yaml_problem
 from coworkenv.synth.contract.task import Difficulty
 from coworkenv.synth.contract.taskfile import format_loc
 
@@ -143,9 +144,11 @@ def load_plan(path: str | Path | None = None) -> CapabilityPlan:
     except OSError as exc:
         raise PlanError(f"{p}: cannot read the plan: {exc.strerror}") from exc
     try:
-        data = json.loads(text) if p.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise PlanError(f"{p}: not valid {'JSON' if p.suffix == '.json' else 'YAML'}: {exc}") from exc
+        data = json.loads(text) if p.suffix == ".json" else load_yaml(text)
+    except json.JSONDecodeError as exc:
+        raise PlanError(f"{p}: not valid JSON: {exc}") from exc
+    except yaml.YAMLError as exc:
+        raise PlanError(one_line(f"{p}: not valid YAML: {yaml_problem(exc)}")) from exc
     return parse_plan(data, source=str(p))
 
 

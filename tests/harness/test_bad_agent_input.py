@@ -3,6 +3,7 @@ an invalid-arguments result, the trajectory records it in a safe form, and the r
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from coworkenv.harness.cli import COMMANDS
+from coworkenv.harness.episode import EpisodeConfig
 from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView
 from coworkenv.harness.run import RunOptions, run_tasks
 from coworkenv.harness.trajectory import (
@@ -163,3 +165,38 @@ def test_a_record_line_is_valid_utf8_json_and_reads_back() -> None:
 def test_safe_value_keeps_ordinary_arguments_as_they_are() -> None:
     arguments = {"amount": 2**70, "ok": True, "none": None, "list": [1, 2.5, "x"], "nested": {"a": {"b": "é"}}}
     assert safe_value(arguments) == arguments
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("transport", "megabytes"), [("direct", 50), ("mcp", 2)])
+async def test_a_huge_invalid_argument_is_recorded_as_a_prefix_its_size_and_hash_and_the_trajectory_stays_small(
+    tmp_path: Path, transport: str, megabytes: int
+) -> None:
+    big = "x" * (megabytes * 2**20)
+    tasks = load_tasks(TASK)
+    with anyio.fail_after(120):
+        options = RunOptions(progress=False, episode=EpisodeConfig(transport=transport))  # type: ignore[arg-type]
+        report = await run_tasks(tasks, Sender({"ticket_id": big}), tmp_path, options=options)
+    assert report.statuses == {"completed": 1}
+    assert (tmp_path / "trajectories.jsonl").stat().st_size < 64 * 1024
+    (record,) = read_trajectories(tmp_path)
+    step = record.steps[0]
+    assert step.outcome == "invalid_arguments" and "ticket_id" in step.text
+    full = json.dumps({"ticket_id": big}, sort_keys=True, ensure_ascii=False).encode()
+    expected = {"bytes": len(full), "sha256": hashlib.sha256(full).hexdigest()}
+    assert {k: v for k, v in step.arguments["_capped"].items() if k != "prefix"} == expected
+    assert step.arguments["_capped"]["prefix"].startswith('{"ticket_id": "xxx')
+    (made,) = next(m for m in record.messages if m.role == "assistant").tool_calls
+    assert made.arguments == step.arguments
+
+
+@pytest.mark.anyio
+async def test_small_invalid_arguments_are_recorded_as_they_were_sent(tmp_path: Path) -> None:
+    tasks = load_tasks(TASK)
+    with anyio.fail_after(60):
+        await run_tasks(
+            tasks, Sender({"ticket_id": 12, "extra": "y" * 100}), tmp_path, options=RunOptions(progress=False)
+        )
+    (record,) = read_trajectories(tmp_path)
+    assert record.steps[0].outcome == "invalid_arguments"
+    assert record.steps[0].arguments == {"ticket_id": 12, "extra": "y" * 100}

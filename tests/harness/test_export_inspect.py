@@ -88,3 +88,17 @@ def test_inspect_export_into_a_file_is_refused(runs: tuple[Path, Path, int], tmp
     file.write_text("")
     result = CliRunner().invoke(export_cmd, ["--format", "inspect", str(runs[0]), "--out", str(file)])
     assert result.exit_code != 0 and "folder" in result.output
+
+
+def test_an_agent_label_of_100_four_byte_characters_becomes_a_file_name_within_255_bytes(tmp_path: Path) -> None:
+    task = load_task_set([examples_dir()])[:1]
+    label = "\U00020000" * 100  # a CJK letter, four bytes in UTF-8
+
+    async def one() -> None:
+        with anyio.fail_after(60):
+            await run_tasks(task, NoopAgent(), tmp_path / "run", agent_spec=label, options=RunOptions(progress=False))
+
+    anyio.run(one)
+    (path,) = export(tmp_path, tmp_path / "run")
+    assert len(path.name.encode()) <= 255 and path.name.startswith("00-\U00020000")
+    assert log.read_eval_log(str(path)).eval.metadata["agent"] == label

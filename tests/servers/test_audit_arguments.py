@@ -4,6 +4,7 @@ bounded integer in every service."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -150,3 +151,24 @@ async def test_the_audit_command_prints_both_the_typed_and_the_raw_arguments(tmp
     assert result.exit_code == 0, result.output
     (line,) = [json.loads(x) for x in result.output.splitlines()]
     assert line["arguments"]["currency"] == "usd" and line["raw_arguments"]["currency"] == "USD"
+
+
+async def test_huge_arguments_no_tool_took_are_audited_as_a_prefix_their_size_and_hash_and_taken_ones_verbatim() -> (
+    None
+):
+    docs = json.loads((EXAMPLES / "docs.json").read_text())
+    big = "x" * (50 * 2**20)
+    with Environment.create({"docs": docs}, now=NOW) as env:
+        refused = await env.call("docs", "create_document", {"title": big})
+        unknown = await env.call("docs", "no_such_tool", {"title": big})
+        taken = await env.call("docs", "create_document", {"title": "Long", "content": "y" * 50_000})
+        assert (refused.outcome, unknown.outcome, taken.outcome) == ("invalid_arguments", "unknown_tool", "ok")
+        assert len(refused.text) < 3_000 and "title" in refused.text
+        rows = env.audit()
+    full = json.dumps({"title": big}, sort_keys=True, ensure_ascii=False).encode()
+    for row in rows[:2]:
+        assert row.arguments == row.raw_arguments
+        capped = row.arguments["_capped"]
+        assert capped["bytes"] == len(full) and capped["sha256"] == hashlib.sha256(full).hexdigest()
+        assert capped["prefix"].startswith('{"title": "xxx') and capped["prefix"].endswith("more characters)")
+    assert rows[2].arguments == {"title": "Long", "content": "y" * 50_000}

@@ -274,6 +274,18 @@ async def test_rooms_and_people_are_listed_for_the_agent_to_pick_from() -> None:
         assert people["items"][1]["working_hours"]["days"] == ["TU", "WE", "TH", "FR"]
 
 
+async def test_a_room_search_matches_feature_values_never_the_json_they_are_stored_as() -> None:
+    seed = copy.deepcopy(SEED)
+    seed["rooms"][0]["features"] = ["Vidéo wall", 'quote"mark']
+    async with service_client(SERVICE, seed) as (c, _):
+        for syntax in ("[", "]", '", "', ",", "[]", '["'):
+            assert (await call(c, "list_rooms", query=syntax))["total"] == 0, syntax
+        assert [r["id"] for r in (await call(c, "list_rooms", query="VIDÉO W"))["items"]] == ["room_nook"]
+        assert [r["id"] for r in (await call(c, "list_rooms", query='e"m'))["items"]] == ["room_nook"]
+        by_name = await call(c, "list_rooms", query="atlas")
+        assert [r["id"] for r in by_name["items"]] == ["room_atlas"]
+
+
 # ---------------------------------------------------------------------------------------------- sensitive
 async def hits_of(calls_made: list[tuple[str, dict[str, Any]]]) -> set[str]:
     with Environment.create({"calendar": SEED}, now=NOW, registry={"calendar": SERVICE}) as env:

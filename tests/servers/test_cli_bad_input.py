@@ -112,6 +112,7 @@ def test_serve_under_proc_fails_in_one_line(work: Path) -> None:
         ("deep.json", b"[" * 100_000 + b"]" * 100_000, ("deeper than",)),
         ("deep.yaml", b"a: " + b"[" * 5_000 + b"]" * 5_000, ("deeper than",)),
         ("bad.yaml", b"customers:\n  - id: [\n    name: x\n", ("not valid YAML", "line")),
+        ("bomb.yaml", b"a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n", ("aliases (*a) are not allowed",)),
         ("bad.json", b'{"customers": [', ("not valid JSON", "line 1")),
         ("list.json", b"[]", ("must hold an object", "--describe")),
     ],

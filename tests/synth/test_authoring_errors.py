@@ -167,6 +167,13 @@ def test_validate_json_into_a_missing_folder_is_one_error_line_before_any_work(t
 
 
 # ---------------------------------------------------------------------------------------------- bad task files
+ALIAS_BOMB = "\n".join(
+    ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    + [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)]
+).encode()
+"""~430 bytes that PyYAML's safe_load expands to 9^9 values (77 s of CPU); refused at the first alias."""
+
+
 def bad_files(folder: Path) -> dict[str, Path]:
     files = {
         "latin1.json": b'{"id": "caf\xe9"}',
@@ -176,6 +183,7 @@ def bad_files(folder: Path) -> dict[str, Path]:
         "bad.yaml": b"id: [unclosed\nrequest: x\n",
         "deep.yaml": b"[" * 1_000 + b"]" * 1_000,
         "broken.json": b'{"id": ',
+        "bomb.yaml": ALIAS_BOMB,
     }
     out = {}
     for name, content in files.items():
@@ -194,6 +202,7 @@ def bad_files(folder: Path) -> dict[str, Path]:
         ("bad.yaml", "is not valid YAML"),
         ("deep.yaml", "nests deeper than"),
         ("broken.json", "is not valid JSON"),
+        ("bomb.yaml", "aliases (*a0) are not allowed; write the value out in full at line 2"),
     ],
 )
 def test_a_task_file_that_cannot_be_read_is_one_line_naming_the_file(tmp_path: Path, name: str, words: str) -> None:
@@ -230,6 +239,7 @@ def test_validate_reports_each_unreadable_task_file_as_invalid(tmp_path: Path) -
         ("deep.json", "nests deeper than"),
         ("bad.yaml", "is not valid YAML"),
         ("broken.json", "is not valid JSON"),
+        ("bomb.yaml", "aliases (*a0) are not allowed"),
     ],
 )
 def test_a_seed_file_that_cannot_be_read_is_a_one_line_seed_error(tmp_path: Path, name: str, words: str) -> None:

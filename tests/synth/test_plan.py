@@ -139,6 +139,17 @@ def test_plans_load_from_yaml_and_json_files(tmp_path: Path) -> None:
         load_plan(tmp_path / "bad.yaml")
 
 
+def test_a_plan_with_a_yaml_alias_is_refused_in_one_line_at_the_alias(tmp_path: Path) -> None:
+    (tmp_path / "p.yaml").write_text("base: &b [1, 2]\nscenarios: *b\n")
+    with pytest.raises(PlanError) as info:
+        load_plan(tmp_path / "p.yaml")
+    assert (
+        "\n" not in str(info.value)
+        and "aliases (*b) are not allowed" in str(info.value)
+        and "line 2" in str(info.value)
+    )
+
+
 def test_the_plan_command_prints_cells_whose_quotas_sum_to_the_count() -> None:
     result = invoke("plan", "--count", "30", "--seed", "2")
     assert result.exit_code == 0, result.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,18 @@ def test_a_task_survives_a_round_trip_through_json_yaml_and_json_lines(tmp_path:
         assert load_task(save_task(task, tmp_path / name)) == task
     other = task.model_copy(update={"id": "test-other"})
     assert load_tasks(save_tasks([task, other], tmp_path / "many.jsonl")) == [task, other]
+
+
+def test_a_task_holding_one_value_twice_is_saved_as_yaml_without_aliases_and_loads_back(tmp_path: Path) -> None:
+    data = base_task()
+    shared = {"status": "open"}
+    data["completion_checks"][0]["check"] = {"kind": "record_exists", "service": "tickets", "table": "tickets"}
+    data["completion_checks"][0]["check"]["where"] = shared
+    data["completion_checks"][1]["check"] = {"kind": "record_absent", "service": "tickets", "table": "tickets"}
+    data["completion_checks"][1]["check"]["where"] = shared
+    task = Task.model_validate(data)
+    path = save_task(task, tmp_path / "t.yaml")
+    assert "*id" not in path.read_text() and load_task(path) == task
 
 
 def test_saved_tasks_leave_out_unset_optionals_but_keep_explicit_nulls(tmp_path: Path) -> None:
@@ -97,6 +110,26 @@ def test_the_model_rejects_bad_times_ids_and_duplicate_check_ids() -> None:
     data["completion_checks"][1]["id"] = "escalated"
     with pytest.raises(ValidationError, match="duplicate completion check id"):
         Task.model_validate(data)
+
+
+def test_duplicate_ids_among_20000_checks_are_each_named_once_and_loading_leaves_the_collector_on(
+    tmp_path: Path,
+) -> None:
+    data = base_task()
+    check = data["completion_checks"][0]
+    n = 20_000
+    data["completion_checks"] = [{**check, "id": f"c{i}", "weight": 1 / n} for i in range(n)]
+    for i, dupe in ((7, "c3"), (19_999, "c3"), (500, "c12")):
+        data["completion_checks"][i]["id"] = dupe
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(TaskFileError, match=r"duplicate completion check id\(s\): c12, c3$"):
+        load_task(path)
+    assert gc.isenabled()
+    data["completion_checks"][7]["id"], data["completion_checks"][19_999]["id"] = "c7", "c19999"
+    data["completion_checks"][500]["id"] = "c500"
+    path.write_text(json.dumps(data))
+    assert len(load_task(path).completion_checks) == n and gc.isenabled()
 
 
 def test_now_is_normalised_to_utc() -> None:
