@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import yaml
 
 from coworkenv.harness.agents.hf_agent import TEMPLATES
+from coworkenv.servers.kit.files import load_yaml, yaml_problem
 
 # The papers (CoworkEnv, Cowork-Gym) fine-tune Qwen3-VL-8B-Instruct, text only, with LoRA adapters.
 PAPER_MODEL = "Qwen/Qwen3-VL-8B-Instruct"
@@ -97,9 +98,10 @@ def read_config_file(path: str | Path, cls: type) -> dict[str, Any]:
         raise OptionsError(f"config file {path} does not exist")
     text = path.read_text(encoding="utf-8")
     try:
-        loaded = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        loaded = json.loads(text) if path.suffix == ".json" else load_yaml(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise OptionsError(f"config file {path} does not parse: {exc}") from exc
+        detail = yaml_problem(exc) if isinstance(exc, yaml.YAMLError) else str(exc)
+        raise OptionsError(f"config file {path} does not parse: {detail}") from exc
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):

@@ -49,3 +49,13 @@ def test_a_grpo_trainer_builds_from_an_rl_option_file_on_cpu(tiny_model: Path, t
     task = load_task(Path(__file__).parents[2] / "synth" / "examples" / "tickets-triage-new-urgent.json")
     trainer = build_trainer(merge_options(RLOptions, values, {}), [task])
     assert trainer.num_generations == 2 and trainer.args.max_completion_length == 16384
+
+
+def test_a_config_file_with_a_yaml_alias_is_refused_in_one_line(tmp_path: Path) -> None:
+    from coworkenv.train.options import OptionsError, SFTOptions, read_config_file
+
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("a: &a [x, x]\nb: &b [*a, *a]\nlr: *b\n", encoding="utf-8")
+    with pytest.raises(OptionsError, match="aliases .* are not allowed") as info:
+        read_config_file(bomb, SFTOptions)
+    assert "\n" not in str(info.value)
