@@ -67,4 +67,9 @@ def test_the_main_job_runs_the_whole_pipeline_offline(tmp_path: Path, monkeypatc
     noop = [json.loads(line) for line in (out / "runs/noop/trajectories.jsonl").read_text().splitlines()]
     assert len(replay) == 12 and all(r["grade"]["score"] == 1.0 for r in replay)
     assert all(r["grade"]["score"] == 0.0 for r in noop)
-    assert (out / "sft-adapter" / "adapter_config.json").exists()
+    learning = summary["learning"]  # a student trained on some tasks, measured on the others
+    assert learning["held_out_tasks"] >= 1 and learning["steps"] == 2
+    assert learning["loss_before"] > 0 and learning["loss_after"] > 0
+    assert learning["before"]["trials"] == learning["after"]["trials"] == learning["held_out_tasks"]
+    assert "held-out loss" in result.output and "held-out score" in result.output
+    assert (out / "student" / "config.json").exists() and (out / "runs" / "student-after").is_dir()

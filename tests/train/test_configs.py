@@ -56,6 +56,6 @@ def test_a_config_file_with_a_yaml_alias_is_refused_in_one_line(tmp_path: Path) 
 
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text("a: &a [x, x]\nb: &b [*a, *a]\nlr: *b\n", encoding="utf-8")
-    with pytest.raises(OptionsError, match="aliases .* are not allowed") as info:
+    with pytest.raises(OptionsError, match=r"aliases .* are not allowed") as info:
         read_config_file(bomb, SFTOptions)
     assert "\n" not in str(info.value)
