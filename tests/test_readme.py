@@ -53,6 +53,7 @@ def test_services_lists_every_service_with_its_tools() -> None:
     assert "escalate_ticket" in rows["tickets"] and len(rows["email"]) >= 8
 
 
+@pytest.mark.timeout(600)  # five stages, a student built, scored, trained and scored again: minutes, not seconds
 def test_the_main_job_runs_the_whole_pipeline_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("trl")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)

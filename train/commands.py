@@ -53,20 +53,6 @@ def train_group() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Train the tokenizer on these exported demonstrations (chat JSONL) as the chat template renders them.",
 )
-@click.option(
-    "--split-ids",
-    is_flag=True,
-    help="Tokenize identifiers a character a token after each '_' (usr_aisha_quinn: usr _ a i s h a _ q u i n n), "
-    "so a model from scratch copies ids it has never seen from tool results.",
-)
-@click.option(
-    "--number-digits",
-    type=click.IntRange(1, 4),
-    default=1,
-    show_default=True,
-    help="Cut digit runs into groups of up to N, each group one token (all 2..N-digit strings in the vocabulary: "
-    "tkt_5442 is tkt _ 5442); 1 keeps Qwen2's token per digit.",
-)
 def tiny_cmd(
     out: Path,
     seed: int,
@@ -74,8 +60,6 @@ def tiny_cmd(
     hidden: int,
     vocab_size: int | None,
     tokenizer_from: Path | None,
-    split_ids: bool,
-    number_digits: int,
 ) -> None:
     """Build a tiny chat model offline (random weights, Qwen2.5 chat template) for tests, demos and learning
     from scratch (e.g. --layers 4 --hidden 256 --vocab-size 4096 --tokenizer-from demos.jsonl: ~3.0M)."""
@@ -85,9 +69,7 @@ def tiny_cmd(
     except ImportError as exc:
         raise click.ClickException(f"{INSTALL_HINT} ({exc})") from exc
     try:
-        path = build_tiny(
-            out, seed, vocab_size or DEFAULT_VOCAB_SIZE, layers, hidden, tokenizer_from, split_ids, number_digits
-        )
+        path = build_tiny(out, seed, vocab_size or DEFAULT_VOCAB_SIZE, layers, hidden, tokenizer_from)
     except (DataError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     params = parameter_count(path)

@@ -20,13 +20,6 @@ PAD_TOKEN = "<|endoftext|>"
 
 DEFAULT_VOCAB_SIZE = 1024
 
-# With ``split_ids``: each lowercase letter or digit of a word that follows ``_`` is a token of its own
-# (``usr_aisha_quinn``: ``usr _ a i s h a _ q u i n n``; ``tkt_1803``: ``tkt _ 1 8 0 3``, as digits already
-# are). The look-behind is fixed-width (one alternative per length, as the regex engine requires) and sees only
-# the piece the Qwen2 split made, so prose and the word before the first ``_`` keep their BPE merges.
-_SPLIT_ID_MAX = 24
-SPLIT_ID_REGEX = "[a-z0-9](?<=" + "|".join(f"_[a-z0-9]{{{n}}}" for n in range(1, _SPLIT_ID_MAX + 1)) + ")"
-
 _CORPUS_LINES = [
     "You are a helpful assistant. You work with email, tickets, crm, payments, calendar and documents.",
     "Please find the open ticket from the customer and reply to them with the refund amount.",
@@ -63,18 +56,11 @@ def qwen2_5_chat_template() -> str:
     return str(template)
 
 
-def build_tokenizer(
-    vocab_size: int = DEFAULT_VOCAB_SIZE,
-    texts: list[str] | None = None,
-    split_ids: bool = False,
-    number_digits: int = 1,
-) -> Any:
+def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | None = None) -> Any:
     """A byte-level BPE trained on :func:`corpus` (plus ``texts``), as a ``PreTrainedTokenizerFast`` with the
-    Qwen2.5 template. The chat template's markers are whole tokens, never merged into others.
-
-    ``split_ids``: identifiers are spelt a character a token after each ``_`` (:data:`SPLIT_ID_REGEX`), so a
-    model copies a user id it has never seen (``usr_aisha_quinn``) from a tool result the way it copies a
-    ticket's digits: from a few dozen frequent tokens, not from a rare whole-name token it must first learn."""
+    Qwen2.5 template. The chat template's markers are whole tokens, never merged into others. An identifier is
+    the same tokens where a tool result shows it and where a call writes it (``"usr_aisha_quinn"``: ``usr _a
+    isha _ qu in n`` in both; digits one a token), so copying it is copying tokens."""
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
     from transformers.models.qwen2.tokenization_qwen2 import PRETOKENIZE_REGEX
@@ -83,16 +69,9 @@ def build_tokenizer(
     # The same normaliser and pre-tokenizer as transformers' Qwen2 tokenizer, which is what ``AutoTokenizer``
     # reloads a Qwen2 model's tokenizer as: the saved tokenizer then splits text the same way after reload.
     tok.normalizer = normalizers.NFC()
-    if number_digits < 1:
-        raise ValueError(f"number_digits must be at least 1, not {number_digits}")
-    ids = [pre_tokenizers.Split(Regex(SPLIT_ID_REGEX), behavior="isolated", invert=False)] if split_ids else []
-    split = PRETOKENIZE_REGEX.replace("|\\p{N}|", f"|\\p{{N}}{{1,{number_digits}}}|")
-    if number_digits > 1 and split == PRETOKENIZE_REGEX:
-        raise ValueError("this transformers' Qwen2 pre-tokenizer regex has no digit rule to widen")
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(Regex(split), behavior="isolated", invert=False),
-            *ids,
+            pre_tokenizers.Split(Regex(PRETOKENIZE_REGEX), behavior="isolated", invert=False),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
@@ -104,7 +83,7 @@ def build_tokenizer(
         show_progress=False,
     )
     tok.train_from_iterator(_without_markers([*corpus(), *(texts or [])]), trainer=trainer)
-    tok = _copyable_names(tok, number_digits)
+    tok = _copyable_names(tok)
     # Like Qwen2.5: the tool markers are whole tokens but not "special" (decoding keeps them).
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in TOOL_TOKENS])
     fast = PreTrainedTokenizerFast(
@@ -125,29 +104,18 @@ def _prose_only_merge(pair: list[str] | str) -> bool:
     return joined.startswith("\u0120") and len(joined) > 1 and joined[1].isupper()
 
 
-def _copyable_names(tok: Any, number_digits: int = 1) -> Any:
+def _copyable_names(tok: Any) -> Any:
     """The tokenizer without merges that join a space to a capitalised word, so a name is the same tokens in
     prose (``is Jonas``: ``Ġ`` + ``Jonas``) as inside JSON (``"Jonas"``, where the pre-tokenizer gives it no
     space). Otherwise copying a name from a request into a tool call's arguments means learning, name by name,
     which tokens spell it there — a model learning from scratch guesses a frequent name instead. The vocabulary
-    (and its ids) stays as trained; the merges' results simply never form.
-
-    With ``number_digits`` > 1 every string of 2 to ``number_digits`` digits missing from the vocabulary is
-    appended to it, and a pre-token found whole in the vocabulary is taken as it is (BPE ``ignore_merges``), so
-    each digit group is one token without a merge for every way of building it."""
+    (and its ids) stays as trained; the merges' results simply never form."""
     import json
-    from itertools import product
 
     from tokenizers import Tokenizer
 
     state = json.loads(tok.to_str())
     state["model"]["merges"] = [m for m in state["model"]["merges"] if not _prose_only_merge(m)]
-    if number_digits > 1:
-        vocab: dict[str, int] = state["model"]["vocab"]
-        groups = ("".join(d) for n in range(2, number_digits + 1) for d in product("0123456789", repeat=n))
-        for group in groups:
-            vocab.setdefault(group, len(vocab))
-        state["model"]["ignore_merges"] = True
     return Tokenizer.from_str(json.dumps(state))
 
 
@@ -220,15 +188,13 @@ def build_tiny(
     layers: int = 2,
     hidden_size: int = 64,
     tokenizer_from: str | Path | None = None,
-    split_ids: bool = False,
-    number_digits: int = 1,
 ) -> Path:
-    """Build the tiny model and tokenizer (trained on ``tokenizer_from``'s rendered demonstrations when given,
-    identifiers spelt a character a token with ``split_ids``) and save both to ``out``; returns the directory."""
+    """Build the tiny model and tokenizer (trained on ``tokenizer_from``'s rendered demonstrations when given)
+    and save both to ``out``; returns the directory."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     texts = render_demonstrations(tokenizer_from) if tokenizer_from else None
-    tokenizer = build_tokenizer(vocab_size, texts, split_ids, number_digits)
+    tokenizer = build_tokenizer(vocab_size, texts)
     model = build_model(tokenizer, seed=seed, hidden_size=hidden_size, layers=layers)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)

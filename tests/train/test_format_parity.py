@@ -84,24 +84,18 @@ USED = ("tickets__get_ticket", "tickets__search_tickets", "tickets__update_ticke
 
 
 @pytest.mark.parametrize(
-    ("template", "names", "split_ids"),
-    [("full", None, False), ("compact", None, False), ("compact", USED, False), ("compact", USED, True)],
+    ("template", "names"),
+    [("full", None), ("compact", None), ("compact", USED)],
 )
 def test_every_prompt_plus_its_reference_reply_is_a_prefix_of_the_training_text(
     tiny_model: Path,
     reference_replies: list[str],
     template: str,
     names: tuple[str, ...] | None,
-    split_ids: bool,
-    tmp_path: Path,
 ) -> None:
     from coworkenv.harness.agents.hf_agent import load_tokenizer
 
-    if split_ids:  # identifiers a character a token (train tiny --split-ids), saved and reloaded as the agent does
-        from coworkenv.train.tiny import build_tiny
-
-        build_tiny(tmp_path, split_ids=True)
-    tokenizer = load_tokenizer(tmp_path if split_ids else tiny_model)
+    tokenizer = load_tokenizer(tiny_model)
     agent = PromptRecorder(tokenizer, [MISSING_TICKET, *reference_replies], template, names)  # a recovery first
     record = _episode(agent)
     assert record.steps[0].outcome != "ok"  # the first call failed: its error result is part of both texts

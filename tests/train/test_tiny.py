@@ -83,13 +83,13 @@ def test_the_train_commands_import_without_the_training_stack() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_split_ids_spells_an_identifier_the_same_in_a_tool_result_and_a_call(tmp_path: Path) -> None:
+def test_an_identifier_is_the_same_tokens_in_a_tool_result_and_in_a_call(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from coworkenv.harness.agents.hf_agent import load_tokenizer
     from coworkenv.train.commands import train_group
 
-    result = CliRunner().invoke(train_group, ["tiny", "--out", str(tmp_path / "m"), "--split-ids"])
+    result = CliRunner().invoke(train_group, ["tiny", "--out", str(tmp_path / "m")])
     assert result.exit_code == 0, result.output
     tokenizer = load_tokenizer(tmp_path / "m")  # as the hf: agent and train sft load it (its pre-tokenizer kept)
 
@@ -100,30 +100,7 @@ def test_split_ids_spells_an_identifier_the_same_in_a_tool_result_and_a_call(tmp
         return [tokenizer.decode([i]) for i, (a, b) in spans if a < start + len(value) and b > start]
 
     row, call = '{"id": "usr_aisha_quinn", "name": "Aisha Quinn"}', '{"assignee_id": "usr_aisha_quinn"}'
-    assert id_pieces(row, "usr_aisha_quinn")[-12:] == ["_", *"aisha", "_", *"quinn"]
     assert id_pieces(row, "usr_aisha_quinn") == id_pieces(call, "usr_aisha_quinn")
-    assert id_pieces('"ticket_id": "tkt_1803"', "tkt_1803")[-5:] == ["_", *"1803"]
+    assert id_pieces('"ticket_id": "tkt_1803"', "tkt_1803")[-4:] == list("1803")  # a digit a token
     text = 'is Aisha Quinn; {"ticket_id": "tkt_1803", "assignee_id": "usr_aisha_quinn"}'
     assert tokenizer.decode(tokenizer(text)["input_ids"]) == text
-
-
-def test_number_digits_makes_each_group_of_digits_one_token_that_reloads_the_same(tmp_path: Path) -> None:
-    from click.testing import CliRunner
-
-    from coworkenv.harness.agents.hf_agent import load_tokenizer
-    from coworkenv.train.commands import train_group
-
-    result = CliRunner().invoke(train_group, ["tiny", "--out", str(tmp_path / "m"), "--number-digits", "4"])
-    assert result.exit_code == 0, result.output
-    tokenizer = load_tokenizer(tmp_path / "m")
-
-    def pieces(text: str) -> list[str]:
-        return [tokenizer.decode([i]) for i in tokenizer(text)["input_ids"]]
-
-    assert pieces('"ticket_id": "tkt_5442"')[-3:] == ["_", "5442", '"']  # a number never in the texts: one token
-    assert pieces("2026-04-12T23:54:00Z") == ["2026", "-", "04", "-", "12", "T", "23", ":", "54", ":", "00", "Z"]
-    assert pieces("123456789") == ["1234", "5678", "9"]
-    for text in ("tkt_0007 and 2026-04-12T23:54:00Z, 98765 cents", '<tool_call>\n{"name": "x"}\n</tool_call>'):
-        assert tokenizer.decode(tokenizer(text)["input_ids"]) == text
-    bad = CliRunner().invoke(train_group, ["tiny", "--out", str(tmp_path / "n"), "--number-digits", "5"])
-    assert bad.exit_code == 2 and "--number-digits" in bad.output and not (tmp_path / "n").exists()
