@@ -1,9 +1,11 @@
 """``coworkenv pipeline``: the whole offline path in one command, each stage the same command a user runs.
 
-synthesize → validate → run (the teacher, plus ``noop`` as the floor) → summary → curate → export → a
-short LoRA SFT of a tiny model built offline (its tokenizer trained on the demonstrations), on the compact
-template with the system prompt: the text ``hf:PATH?template=compact`` prompts it with. With ``ANTHROPIC_API_KEY`` set the default teacher is
-Claude; without it, ``replay`` (the tasks' reference solutions) stands in, so the pipeline runs offline.
+synthesize → validate → run (the teacher, plus ``noop`` as the floor) → summary → curate → export → a student
+learns: a small model built offline is trained on the demonstrations of about four fifths of the tasks (the
+whole conversation, :mod:`coworkenv.train.pipeline_learn`) and measured on the rest, held-out loss and score
+before and after. ``--quick`` ends instead with a few LoRA steps (the plumbing, nothing measured). With
+``ANTHROPIC_API_KEY`` set the default teacher is Claude; without it, ``replay`` (the tasks' reference solutions)
+stands in, so the pipeline runs offline.
 """
 
 from __future__ import annotations
@@ -73,8 +75,8 @@ def pipeline_cmd(
     sft_steps: int | None,
     quick: bool,
 ) -> None:
-    """Synthesize, validate, run the teacher and a no-op floor, summarise, curate, export, and fine-tune a tiny
-    model on the export — offline with the built-in defaults."""
+    """Synthesize, validate, run the teacher and a no-op floor, summarise, curate, export, and train a small
+    student on most tasks' demonstrations, measured on the others — offline with the built-in defaults."""
     if out.exists() and any(out.iterdir()):
         raise click.ClickException(f"{out} is not empty; remove it or pass another --out")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the demo model is built locally; nothing reaches for a hub
