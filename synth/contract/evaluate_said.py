@@ -1,5 +1,6 @@
 """The checks of what the agent said to the user (``said_*``), each judged on the capped reply
-(:func:`~coworkenv.synth.contract.said.reply_window`)."""
+(:func:`~coworkenv.synth.contract.said.reply_window`), and of what it wrote where others read it (``wrote_matches``,
+:mod:`~coworkenv.synth.contract.written`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ import re
 from collections.abc import Callable
 
 from coworkenv.servers.kit.text import regex
-from coworkenv.synth.contract.checks import SaidCheck, SaidChoice, SaidContains, SaidMatches, SaidValue, SaidWarning
+from coworkenv.synth.contract.checks import (
+    SaidCheck,
+    SaidChoice,
+    SaidContains,
+    SaidMatches,
+    SaidValue,
+    SaidWarning,
+    WroteMatches,
+)
 from coworkenv.synth.contract.chosen import judge_choice
 from coworkenv.synth.contract.said import (
     REPLY_CAP,
@@ -20,6 +29,7 @@ from coworkenv.synth.contract.said import (
 )
 from coworkenv.synth.contract.verdict import Context, Verdict
 from coworkenv.synth.contract.warned import judge_warning
+from coworkenv.synth.contract.written import affirmed, written_texts
 
 
 def _said_found(reply: Reply, detail: str = "") -> str:
@@ -112,3 +122,15 @@ def said_value(c: SaidValue, ctx: Context) -> Verdict:
         reply.text, c.value, cents=c.cents, label=c.label, wrong_values=c.wrong_values, answer_size=max(1, len(answer))
     )
     return Verdict(ok, expected, _said_found(reply, "" if ok else detail))
+
+
+def wrote_matches(c: WroteMatches, ctx: Context) -> Verdict:
+    where = ".".join(p for p in (c.service, c.tool) if p) or "any write"
+    expected = f"the agent writes /{c.pattern}/ (not denied) where others read it ({where})"
+    texts = written_texts(ctx.window_rows(), c.service, c.tool, c.arguments)
+    for i, text in texts:
+        clause = affirmed(text, c.pattern, c.case_insensitive)
+        if clause is not None:
+            row = ctx.window_rows()[i]
+            return Verdict(True, expected, f"{row.get('service')}.{row.get('tool')} wrote: {excerpt(clause)!r}")
+    return Verdict(False, expected, f"none of the {len(texts)} text(s) it wrote commits to it")
