@@ -288,7 +288,15 @@ Check = Annotated[AnyCheck, Field(discriminator="kind")]
 """Any check of the vocabulary."""
 
 ForbiddenMatch = Annotated[
-    RecordExists | RecordAbsent | RecordFields | RecordCount | ToolCalled | CallCount | CallOrder | SaidCheck | WroteMatches,
+    RecordExists
+    | RecordAbsent
+    | RecordFields
+    | RecordCount
+    | ToolCalled
+    | CallCount
+    | CallOrder
+    | SaidCheck
+    | WroteMatches,
     Field(discriminator="kind"),
 ]
 """A check whose passing means the forbidden thing happened (the negative kinds, ``records_unchanged`` and

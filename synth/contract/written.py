@@ -56,14 +56,14 @@ def _texts(value: Any) -> Iterator[str]:
 
 def is_write(row: Mapping[str, Any]) -> bool:
     """A successful call of the agent that changed state."""
-    return str(row.get("actor", "")).split(":", 1)[0] == "agent" and row.get("outcome") == "ok" and bool(
-        row.get("state_changed")
+    return (
+        str(row.get("actor", "")).split(":", 1)[0] == "agent"
+        and row.get("outcome") == "ok"
+        and bool(row.get("state_changed"))
     )
 
 
-def calls_named(
-    row: Mapping[str, Any], service: str | None, tool: str | None, arguments: Filter
-) -> bool:
+def calls_named(row: Mapping[str, Any], service: str | None, tool: str | None, arguments: Filter) -> bool:
     """Whether an audit row (or a step) is a call of ``service``.``tool`` (None: any) with matching arguments."""
     if service is not None and row.get("service") != service:
         return False
@@ -73,9 +73,13 @@ def calls_named(
 
 
 def written_texts(
-    audit: Sequence[Mapping[str, Any]], service: str | None = None, tool: str | None = None, arguments: Filter = {}
+    audit: Sequence[Mapping[str, Any]],
+    service: str | None = None,
+    tool: str | None = None,
+    arguments: Filter | None = None,
 ) -> list[tuple[int, str]]:
     """(audit index, text) of each free text the agent's writes (narrowed as given) put where others read it."""
+    arguments = arguments or {}
     out = []
     for i, row in enumerate(audit):
         if is_write(row) and calls_named(row, service, tool, arguments):
