@@ -26,7 +26,13 @@ money amount states it in dollars (``$12,500.00`` for 1250000) and a bare number
 or, written with decimals, in dollars (``12500.00``; a bare ``3`` never states 300 cents). Then, in this
 order:
 
-1. *Wrong values.* If the reply states any declared wrong value, the check fails and says which one.
+1. *Wrong values.* If the reply states any declared wrong value *as its answer*, the check fails and says which
+   one. A wrong figure given as the input the answer came from is context, not an answer: with a label, any
+   mention but the amount stated after the label; without one, a mention inside parentheses or brackets ("The
+   net is $X (gross $Y minus refunds $Z)") or after the value's own statement in the same clause with a word of
+   working between them ("$X, from the sheet's $Y"; of, from, minus, less, plus, before, after, excluding,
+   including, =, +). "The total is $Y" states it as the answer. A wrong figure given as context is not counted
+   among the candidates of rule 3 either.
 2. *Label.* With a label ("total", "refund amount"), the statement that counts is the one after the first
    occurrence of the label (whole words, any case) that is followed, within :data:`LABEL_WINDOW`
    characters of the same clause (up to a line break, ``;`` or the end of the sentence), by an amount:
@@ -246,8 +252,38 @@ def _shown(text: str, a: Amount) -> str:
     return text[a.start : a.end].strip()
 
 
-def _wrong_stated(text: str, value: Value | None, wrong: Sequence[Value], cents: bool) -> str | None:
-    """The first declared wrong value the text states (a wrong text inside the value itself does not count)."""
+_ASIDE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_WORKING = re.compile(
+    r"\b(?:from|of|out of|minus|less|plus|gross|before|after|excluding|including|subtracting|deducting|because|"
+    r"since|leaving|over|on)\b|[=+−]",
+    re.IGNORECASE,
+)
+
+
+def _as_context(text: str, hit: Amount, value: Value | None, cents: bool, label: str | None) -> bool:
+    """Is this mention of a declared wrong figure the input an answer came from, not the answer (rule 1)?"""
+    if value is None or isinstance(value, str | bool):
+        return False
+    if label is not None:
+        return all(
+            first is not hit
+            for first in (_labelled_amount(text, [span], cents) for span in _label_clauses(text, label))
+        )
+    if any(m.start() < hit.start and hit.end <= m.end() for m in _ASIDE.finditer(text)):
+        return True
+    for a in _amounts(text):
+        if a.end <= hit.start and states_number(a, float(value), cents):
+            between = text[a.end : hit.start]
+            if _CLAUSE_END.search(between) is None and _WORKING.search(between) is not None:
+                return True
+    return False
+
+
+def _wrong_stated(
+    text: str, value: Value | None, wrong: Sequence[Value], cents: bool, label: str | None = None
+) -> str | None:
+    """The first declared wrong value the text states as an answer (a wrong text inside the value itself, or a
+    wrong figure given as context, :func:`_as_context`, does not count)."""
     rest = text
     if isinstance(value, str) and (pattern := text_pattern(value)) is not None:
         rest = pattern.sub(" \x00 ", text)
@@ -256,10 +292,18 @@ def _wrong_stated(text: str, value: Value | None, wrong: Sequence[Value], cents:
             if states_text(rest, w):
                 return repr(w)
         elif not isinstance(w, bool):
-            hit = next((a for a in _amounts(text) if states_number(a, float(w), cents)), None)
+            hits = (a for a in _amounts(text) if states_number(a, float(w), cents))
+            hit = next((a for a in hits if not _as_context(text, a, value, cents, label)), None)
             if hit is not None:
                 return f"{w!r} (as {_shown(text, hit)!r})"
     return None
+
+
+def _context_figure(text: str, a: Amount, value: Value, wrong: Sequence[Value], cents: bool) -> bool:
+    """Is this amount a declared wrong figure given as context (it does not count as a candidate answer)?"""
+    return any(not isinstance(w, str | bool) and states_number(a, float(w), cents) for w in wrong) and _as_context(
+        text, a, value, cents, None
+    )
 
 
 def _label_clauses(text: str, label: str) -> list[tuple[int, int]]:
@@ -293,14 +337,14 @@ def judge_value(
     answer_size: int = 1,
 ) -> tuple[bool, str]:
     """Does the text state the value as its answer (module docstring)? Returns (passed, what was found)."""
-    wrong = _wrong_stated(text, value, wrong_values, cents)
+    wrong = _wrong_stated(text, value, wrong_values, cents, label)
     if wrong is not None:
         return False, f"it states {wrong}, a value declared wrong"
     if isinstance(value, str) or label is not None:
         return _judge_labelled_or_text(text, value, cents, label)
     if isinstance(value, bool):
         return False, "a true/false value cannot be stated"
-    amounts = _amounts(text)
+    amounts = tuple(a for a in _amounts(text) if not _context_figure(text, a, value, wrong_values, cents))
     stated = [a for a in amounts if states_number(a, float(value), cents)]
     if not stated:
         return False, "it does not state the value"
