@@ -86,6 +86,7 @@ def _glued(text: str, start: int, end: int) -> bool:
 
 @lru_cache(maxsize=64)
 def amounts_of(text: str) -> tuple[Amount, ...]:
+    """Every amount written in the text, in order (cached: the checks of one reply read it many times)."""
     phones = [(p.start(), p.end()) for p in _PHONE.finditer(text)]
     out = []
     for m in _AMOUNT.finditer(text):

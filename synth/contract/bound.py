@@ -6,9 +6,9 @@ its edits there (actor ``user``), in order, made just before its message. So the
 the audit row of its first edit: the user rows of the log are matched to ``user.turns`` by their numbers of
 edits. A turn without edits cannot be located, and static validation rejects binding a check to it.
 
-**What counts.** A bound check is judged on the audit rows of its window only — after the turn's first edit
-(``after_turn``), or before it (``before_turn``) — and of a table only the records written (created or changed)
-by the rows of that window. A turn that never came opens no window for ``after_turn`` (nothing counts) and
+**What counts.** A bound check is judged on the audit rows of its window only — from the turn's first edit on
+(``after_turn``), or before it (``before_turn``) — and of a table only the records the agent wrote (created or
+changed) in that window: the user's own edits there are the baseline, not the agent's work. A turn that never came opens no window for ``after_turn`` (nothing counts) and
 closes none for ``before_turn`` (everything counts).
 """
 

@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from coworkenv.synth.contract.written import strings_in
 
 MIN_COPIED = 30
 """Characters (spaces not counted) from which a stretch found verbatim in what the run read counts as copied."""
@@ -47,17 +49,6 @@ _SPACE = re.compile(r"\s+")
 _NUL = "\x00"
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
-
-
 def read_text(audit: Sequence[Mapping[str, Any]]) -> str:
     """What the run read, spaces removed, one document per part (a NUL between them, so no copied span runs
     across two): each successful result of the agent as JSON and each text value in it, less the texts the agent
@@ -67,14 +58,14 @@ def read_text(audit: Sequence[Mapping[str, Any]]) -> str:
     for row in audit:
         if str(row.get("actor", "")).split(":", 1)[0] != "agent":
             continue
-        for text in _strings(row.get("arguments")):
+        for text in strings_in(row.get("arguments")):
             if len(text) >= MIN_COPIED:
                 mine |= {_SPACE.sub("", text), _SPACE.sub("", json.dumps(text, ensure_ascii=False)[1:-1])}
         result = row.get("result")
         if row.get("outcome") != "ok" or result is None:
             continue
         parts.append(json.dumps(result, ensure_ascii=False, sort_keys=True, default=str))
-        parts += [s for s in _strings(result) if len(s) >= MIN_COPIED]
+        parts += [s for s in strings_in(result) if len(s) >= MIN_COPIED]
     corpus = _NUL.join(_SPACE.sub("", p) for p in parts)
     for text in sorted(mine, key=len, reverse=True):
         corpus = corpus.replace(text, _NUL)

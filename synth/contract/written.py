@@ -42,16 +42,16 @@ def affirmed(text: str, pattern: str, case_insensitive: bool = True) -> str | No
     return None
 
 
-def _texts(value: Any) -> Iterator[str]:
+def strings_in(value: Any) -> Iterator[str]:
+    """Every text inside a JSON value (a tool's arguments or result), in order."""
     if isinstance(value, str):
-        if any(ch.isspace() for ch in value.strip()):
-            yield value
+        yield value
     elif isinstance(value, Mapping):
         for v in value.values():
-            yield from _texts(v)
+            yield from strings_in(v)
     elif isinstance(value, list):
         for v in value:
-            yield from _texts(v)
+            yield from strings_in(v)
 
 
 def is_write(row: Mapping[str, Any]) -> bool:
@@ -83,8 +83,8 @@ def written_texts(
     out = []
     for i, row in enumerate(audit):
         if is_write(row) and calls_named(row, service, tool, arguments):
-            out += [(i, text) for text in _texts(row.get("arguments"))]
+            out += [(i, text) for text in strings_in(row.get("arguments")) if any(c.isspace() for c in text.strip())]
     return out
 
 
-__all__ = ["affirmed", "calls_named", "is_write", "written_texts"]
+__all__ = ["affirmed", "calls_named", "is_write", "strings_in", "written_texts"]
