@@ -133,5 +133,7 @@ async def test_the_pasted_reads_fail_said_value_and_the_answer_in_own_words_pass
     task = family_task("refund-outside-policy", seed)
     pasted, _ = await graded_saying(task, None)
     assert not passed(pasted, "says_refused")
+    found = next(c.found for c in pasted.checks if c.id == "says_refused")
+    assert "mostly text copied from tool results" in found
     reference, _ = await graded_saying(task, " ".join(s.say for s in task.reference_solution if isinstance(s, SayStep)))
     assert reference.score == 1.0
