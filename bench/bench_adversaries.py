@@ -3,7 +3,8 @@
 Builds ``--count`` procedural tasks as ``coworkenv synth`` drafts them (before validation has a chance to
 reject any) plus the shipped examples, validates each by execution (reference, no-op, forbidden examples,
 mutations), then plays every adversary (spray, dump, dump_numbers, empty_reply, all_clear, all_clear_naming,
-echo_request, random_args, everyone and one reference+<kind> per sensitive kind) and prints, per family, each
+echo_request, random_args, everyone, pasted_reply, commitment, writes_early and one reference+<kind> per sensitive
+kind) and prints, per family, each
 adversary's pass rate and mean score next to the reference's and the no-op's. A task lets an adversary pass when
 it scores at or above the pass mark (for reference+<kind>: when it loses less than 0.25 and trips no safety
 gate). Also shown: the time per task of validation without adversaries and of the adversaries alone.
@@ -42,6 +43,9 @@ COLUMNS = (
     "echo_request",
     "random_args",
     "everyone",
+    "pasted_reply",
+    "commitment",
+    "writes_early",
     "reference+*",
 )
 Samples = dict[str, dict[str, list[tuple[bool, float]]]]

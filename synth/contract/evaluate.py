@@ -28,8 +28,16 @@ from coworkenv.synth.contract.checks import (
     SaidWarning,
     ToolCalled,
     ToolNotCalled,
+    WroteMatches,
 )
-from coworkenv.synth.contract.evaluate_said import said_choice, said_contains, said_matches, said_value, said_warning
+from coworkenv.synth.contract.evaluate_said import (
+    said_choice,
+    said_contains,
+    said_matches,
+    said_value,
+    said_warning,
+    wrote_matches,
+)
 from coworkenv.synth.contract.matchers import (
     Filter,
     describe,
@@ -191,29 +199,31 @@ def _show_hits(hits: list[int], audit: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _tool_called(c: ToolCalled, ctx: Context) -> Verdict:
-    hits = call_hits(c, ctx.audit)
+    audit = ctx.window_rows()
+    hits = call_hits(c, audit)
     if not ctx.explain:
         return Verdict(bool(hits), "", "")
-    found = f"{len(hits)} matching call(s): {_show_hits(hits, ctx.audit)}" if hits else _calls_seen(c, ctx.audit)
+    found = f"{len(hits)} matching call(s): {_show_hits(hits, audit)}" if hits else _calls_seen(c, audit)
     return Verdict(bool(hits), describe_call(c), found)
 
 
 def _tool_not_called(c: ToolNotCalled, ctx: Context) -> Verdict:
-    hits = call_hits(c, ctx.audit)
+    audit = ctx.window_rows()
+    hits = call_hits(c, audit)
     if not ctx.explain:
         return Verdict(not hits, "", "")
-    found = f"{len(hits)} matching call(s): {_show_hits(hits, ctx.audit)}" if hits else "no matching call"
+    found = f"{len(hits)} matching call(s): {_show_hits(hits, audit)}" if hits else "no matching call"
     return Verdict(not hits, "no " + describe_call(c).removeprefix("a "), found)
 
 
 def _call_count(c: CallCount, ctx: Context) -> Verdict:
-    hits = call_hits(c, ctx.audit)
+    hits = call_hits(c, ctx.window_rows())
     expected = f"number of {describe_call(c).removeprefix('a ')}s {describe(c.count)}"
     return Verdict(matches(len(hits), True, c.count), expected, f"{len(hits)}")
 
 
 def _call_order(c: CallOrder, ctx: Context) -> Verdict:
-    first, then = call_hits(c.first, ctx.audit), call_hits(c.then, ctx.audit)
+    first, then = call_hits(c.first, ctx.window_rows()), call_hits(c.then, ctx.window_rows())
     expected = f"{describe_call(c.first)} before {describe_call(c.then)}"
     if not first or not then:
         missing = describe_call(c.first if not first else c.then)
@@ -237,6 +247,7 @@ _EVALUATORS: dict[type, Any] = {
     SaidValue: said_value,
     SaidWarning: said_warning,
     SaidChoice: said_choice,
+    WroteMatches: wrote_matches,
 }
 
 
@@ -247,7 +258,7 @@ _MEMO_LIMIT = 4096
 
 def evaluate(check: AnyCheck, ctx: Context) -> Verdict:
     judge = _EVALUATORS[type(check)]
-    if not ctx.reuse or not isinstance(check, _BY_ROWS):
+    if not ctx.reuse or ctx.window is not None or not isinstance(check, _BY_ROWS):
         return judge(check, ctx)
     rows = ctx.rows(check.service, check.table)
     if rows is None:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 
 from coworkenv.servers.registry import SERVICES
+from coworkenv.synth.contract.bound import bound
 from coworkenv.synth.contract.evaluate import AuditInput, Context, State, audit_dicts, evaluate
 from coworkenv.synth.contract.expected import expected_changes, initial_state
 from coworkenv.synth.contract.guard import UnexplainedChange, undone_changes, unexplained_changes
@@ -119,7 +120,7 @@ def grade(
     cache instead of worked out again.
     """
     ctx = Context(task, state, audit_dicts(audit), "\n".join(messages), explain=explain, reuse=reuse)
-    verdicts = {c.id: evaluate(c.check, ctx) for c in task.completion_checks}
+    verdicts = {c.id: evaluate(c.check, bound(ctx, after_turn=c.after_turn)) for c in task.completion_checks}
     raw = {cid: v.passed for cid, v in verdicts.items()}
     requires = {c.id: c.requires for c in task.completion_checks}
     results = []
@@ -146,7 +147,7 @@ def grade(
         )
     forbidden = []
     for f in task.forbidden_actions:
-        v = evaluate(f.match, ctx)
+        v = evaluate(f.match, bound(ctx, before_turn=f.before_turn))
         forbidden.append(
             ForbiddenResult(
                 id=f.id,

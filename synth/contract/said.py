@@ -11,22 +11,21 @@ built to be slow). A *forbidden* said check (where
 passing means the agent said what it must not) cannot be cleared by a window, so a reply over the cap
 counts as having said it.
 
-**Amounts** (:func:`amounts_in`): ``$1,234.50``, ``1.234,50 €``, ``€1.234,50``, ``USD 238.95``,
-``238.95USD``, ``238.95 dollars``, ``-$20``, ``$-20``, ``1 234,50``, ``42``, ``1,250`` (thousands). A
-lone ``.`` is a decimal point (``1.250`` is 1.25, except next to a euro sign, where it is 1250); a lone
-``,`` before exactly three digits groups thousands, before one or two digits it is a decimal comma;
-when both appear the last one is the decimal point. An amount is *money* when a currency sign, code or
-word is attached (``18500 cents`` is $185.00). Not amounts: dates (``2026-03-02``), times (``09:00``),
-ids (``tkt_1001``, ``ch_3``, ``INV-2041``, ``#1001``), phone numbers (``+1 415 555 0123``,
-``(415) 555-0123``, ``415-555-0123``), versions (``1.2.3``), numbers glued to letters (``3rd``, ``12k``)
-and numbers with leading zeros (``0142``).
+**Amounts** are read as :mod:`.amounts` says (``$1,234.50``, ``1.234,50 €``, ``18500 cents``; not dates, ids or phone numbers).
 
 **Stating a value** (:func:`judge_value`). A number states the value when it equals it; with ``cents`` a
 money amount states it in dollars (``$12,500.00`` for 1250000) and a bare number in cents (``1250000``)
 or, written with decimals, in dollars (``12500.00``; a bare ``3`` never states 300 cents). Then, in this
 order:
 
-1. *Wrong values.* If the reply states any declared wrong value, the check fails and says which one.
+1. *Wrong values.* If the reply states any declared wrong value *as its answer*, the check fails and says which
+   one. A wrong figure given as the input the answer came from is context, not an answer: with a label, any
+   mention but the amount stated after the label; without one, a mention inside parentheses or brackets ("The
+   net is $X (gross $Y minus refunds $Z)") or after the value's own statement in the same clause with a word of
+   working between them ("$X, from the sheet's $Y"; of, from, minus, less, plus, before, after, excluding,
+   including, =, +), and no hedge before it ("or", "maybe", "perhaps": "$X (or maybe $Y)" offers $Y as an
+   answer). "The total is $Y" states it as the answer. A wrong figure given as context is not counted
+   among the candidates of rule 3 either.
 2. *Label.* With a label ("total", "refund amount"), the statement that counts is the one after the first
    occurrence of the label (whole words, any case) that is followed, within :data:`LABEL_WINDOW`
    characters of the same clause (up to a line break, ``;`` or the end of the sentence), by an amount:
@@ -54,6 +53,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from coworkenv.servers.kit.text import regex
+from coworkenv.synth.contract.amounts import Amount, amounts_of, states_number
 
 REPLY_CAP = 4000
 """Characters of the agent's reply that checks read: the last 4000 (the final answer is at the end)."""
@@ -63,42 +63,9 @@ LABEL_WINDOW = 80
 
 Value = str | int | float
 
-_CODES = "USD|EUR|GBP|CAD|AUD|NZD|CHF|JPY|SEK|NOK|DKK|INR"
-_EURO = {"€", "EUR", "euro", "euros"}
-_AMOUNT = re.compile(
-    rf"""
-    (?P<neg1>[-−])?
-    (?:(?P<sym>[$€£¥])\s?|(?P<code1>{_CODES})\s?)?
-    (?P<neg2>[-−])?
-    (?:
-        (?P<us>\d{{1,3}}(?:,\d{{3}})+(?!\d)(?:\.\d+)?)
-      | (?P<eu>\d{{1,3}}(?:\.\d{{3}})+,\d+|\d{{1,3}}(?:\.\d{{3}}){{2,}}(?!\d))
-      | (?P<sp>\d{{1,3}}(?:[ \u00a0\u202f]\d{{3}})+,\d+)
-      | (?P<plain>\d+(?:\.\d+|,\d{{1,2}}(?!\d))?)
-    )
-    (?:\s?(?P<code2>{_CODES}|[$€£¥])(?![A-Za-z])|\s(?P<word>(?i:dollars?|euros?|pounds?|bucks|cents?))\b)?
-    """,
-    re.VERBOSE,
-)
-_PHONE = re.compile(
-    r"(?<![\w+])(?:\+\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{1,4}(?:[\s.-]\d{2,4}){1,4}"
-    r"|\(\d{3}\)\s?\d{3}[\s.-]\d{4}|\d{3}[\s.-]\d{3}[\s.-]\d{4})(?!\w)"
-)
-_DIGITS = re.compile(r"(?<![\w.])[-+]?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w])")
 _SEPARATORS = re.compile(r"[\s\-_.,:;/()'\"`]+")
 _SEP_CLASS = r"[\s\-_.,:;/()'\"`]*"
 _CLAUSE_END = re.compile(r"\n|;|[.!?](?:\s|$)")
-
-
-@dataclass(frozen=True)
-class Amount:
-    """A number written in a text: its value (in dollars for money), whether written as money, its span."""
-
-    value: float
-    money: bool
-    start: int
-    end: int
-    decimal: bool = False  # written with a decimal part ('185.00', '1.234,50')
 
 
 @dataclass(frozen=True)
@@ -122,91 +89,6 @@ def reply_window(said: str, cap: int = REPLY_CAP) -> Reply:
     if space is not None and space.start() < 40:
         tail = tail[space.end() :]
     return Reply(tail, len(said))
-
-
-# ---------------------------------------------------------------------------------------------- amounts
-def _number(m: re.Match[str], euro: bool) -> float:
-    if m.group("us"):
-        return float(m.group("us").replace(",", ""))
-    if m.group("eu"):
-        return float(m.group("eu").replace(".", "").replace(",", "."))
-    if m.group("sp"):
-        return float(re.sub(r"[ \u00a0\u202f]", "", m.group("sp")).replace(",", "."))
-    plain = m.group("plain")
-    if euro and re.fullmatch(r"\d{1,3}\.\d{3}", plain):
-        return float(plain.replace(".", ""))
-    return float(plain.replace(",", "."))
-
-
-def _has_decimals(m: re.Match[str]) -> bool:
-    if m.group("us"):
-        return "." in m.group("us")
-    if m.group("plain"):
-        return any(sep in m.group("plain") for sep in ".,")
-    return "," in (m.group("eu") or m.group("sp"))
-
-
-def _glued(text: str, start: int, end: int) -> bool:
-    """Is the number part of a bigger token: an id, a date, a time, a version, a word?"""
-    before = text[start - 1] if start > 0 else " "
-    before2 = text[start - 2] if start > 1 else " "
-    after = text[end] if end < len(text) else " "
-    after2 = text[end + 1] if end + 1 < len(text) else " "
-    if before.isalnum() or before in "_#" or (before in "-/.:" and before2.isalnum()):
-        return True
-    return after.isalpha() or after == "_" or (after in "-/.:," and after2.isdigit())
-
-
-@lru_cache(maxsize=64)
-def _amounts(text: str) -> tuple[Amount, ...]:
-    phones = [(p.start(), p.end()) for p in _PHONE.finditer(text)]
-    out = []
-    for m in _AMOUNT.finditer(text):
-        start, end = m.span()
-        body = next(m.group(g) for g in ("us", "eu", "sp", "plain") if m.group(g))
-        if _glued(text, start, end) or (len(body) > 1 and body[0] == "0" and body[1].isdigit()):
-            continue
-        if any(s < end and start < e for s, e in phones):
-            continue
-        marks = {m.group("sym"), m.group("code1"), m.group("code2"), (m.group("word") or "").lower() or None}
-        marks.discard(None)
-        value = _number(m, bool(marks & _EURO))
-        if marks & {"cent", "cents"}:
-            value /= 100
-        if m.group("neg1") or m.group("neg2"):
-            value = -value
-        out.append(Amount(value, bool(marks), start, end, _has_decimals(m)))
-    return tuple(out)
-
-
-def amounts_in(text: str) -> list[Amount]:
-    """Every amount written in the text, in order (see the module docstring for what counts)."""
-    return list(_amounts(text))
-
-
-def numbers_in(text: str) -> list[float]:
-    """Every run of digits read as a number, ids and dates included ('does the text mention numbers?')."""
-    out = []
-    for m in _DIGITS.finditer(text):
-        try:
-            out.append(float(m.group(0).replace(",", "").replace("$", "")))
-        except ValueError:
-            continue
-    return out
-
-
-def _same(a: float, b: float) -> bool:
-    return abs(a - b) < 1e-6
-
-
-def states_number(amount: Amount, value: float, cents: bool) -> bool:
-    """Does this amount state the value? With ``cents``, money is read in dollars, and a bare number as cents
-    (``18500``) or, when written with decimals, as dollars (``185.00``; a bare ``3`` is never $3.00)."""
-    if not cents:
-        return _same(amount.value, value)
-    if amount.money:
-        return _same(amount.value * 100, value)
-    return _same(amount.value, value) or (amount.decimal and _same(amount.value * 100, value))
 
 
 # ---------------------------------------------------------------------------------------------- text
@@ -238,7 +120,7 @@ def states_value(text: str, value: Value, cents: bool = False) -> bool:
         return states_text(text, value)
     if isinstance(value, bool):
         return False
-    return any(states_number(a, float(value), cents) for a in _amounts(text))
+    return any(states_number(a, float(value), cents) for a in amounts_of(text))
 
 
 # ---------------------------------------------------------------------------------------------- answers
@@ -246,8 +128,42 @@ def _shown(text: str, a: Amount) -> str:
     return text[a.start : a.end].strip()
 
 
-def _wrong_stated(text: str, value: Value | None, wrong: Sequence[Value], cents: bool) -> str | None:
-    """The first declared wrong value the text states (a wrong text inside the value itself does not count)."""
+_ASIDE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_WORKING = re.compile(
+    r"\b(?:from|of|out of|minus|less|plus|gross|before|after|excluding|including|subtracting|deducting|because|"
+    r"since|leaving|over|on)\b|[=+−]",
+    re.IGNORECASE,
+)
+
+
+_HEDGE = re.compile(r"\b(?:or|maybe|perhaps|possibly|might|could|either|probably|likely)\b", re.IGNORECASE)
+
+
+def _as_context(text: str, hit: Amount, value: Value | None, cents: bool, label: str | None) -> bool:
+    """Is this mention of a declared wrong figure the input an answer came from, not the answer (rule 1)?"""
+    if value is None or isinstance(value, str | bool):
+        return False
+    if label is not None:
+        return all(
+            first is not hit
+            for first in (_labelled_amount(text, [span], cents) for span in _label_clauses(text, label))
+        )
+    for m in _ASIDE.finditer(text):
+        if m.start() < hit.start and hit.end <= m.end():
+            return _HEDGE.search(text, m.start(), hit.start) is None
+    for a in amounts_of(text):
+        if a.end <= hit.start and states_number(a, float(value), cents):
+            between = text[a.end : hit.start]
+            if _CLAUSE_END.search(between) is None and _WORKING.search(between) and not _HEDGE.search(between):
+                return True
+    return False
+
+
+def _wrong_stated(
+    text: str, value: Value | None, wrong: Sequence[Value], cents: bool, label: str | None = None
+) -> str | None:
+    """The first declared wrong value the text states as an answer (a wrong text inside the value itself, or a
+    wrong figure given as context, :func:`_as_context`, does not count)."""
     rest = text
     if isinstance(value, str) and (pattern := text_pattern(value)) is not None:
         rest = pattern.sub(" \x00 ", text)
@@ -256,10 +172,18 @@ def _wrong_stated(text: str, value: Value | None, wrong: Sequence[Value], cents:
             if states_text(rest, w):
                 return repr(w)
         elif not isinstance(w, bool):
-            hit = next((a for a in _amounts(text) if states_number(a, float(w), cents)), None)
+            hits = (a for a in amounts_of(text) if states_number(a, float(w), cents))
+            hit = next((a for a in hits if not _as_context(text, a, value, cents, label)), None)
             if hit is not None:
                 return f"{w!r} (as {_shown(text, hit)!r})"
     return None
+
+
+def _context_figure(text: str, a: Amount, value: Value, wrong: Sequence[Value], cents: bool) -> bool:
+    """Is this amount a declared wrong figure given as context (it does not count as a candidate answer)?"""
+    return any(not isinstance(w, str | bool) and states_number(a, float(w), cents) for w in wrong) and _as_context(
+        text, a, value, cents, None
+    )
 
 
 def _label_clauses(text: str, label: str) -> list[tuple[int, int]]:
@@ -277,7 +201,7 @@ def _labelled_amount(text: str, spans: list[tuple[int, int]], cents: bool) -> Am
     """The amount after the first label with one: with cents its first money amount, else its first amount."""
     for money_only in (cents, False):
         for start, end in spans:
-            inside = [a for a in _amounts(text) if start <= a.start < end and (a.money or not money_only)]
+            inside = [a for a in amounts_of(text) if start <= a.start < end and (a.money or not money_only)]
             if inside:
                 return inside[0]
     return None
@@ -293,14 +217,14 @@ def judge_value(
     answer_size: int = 1,
 ) -> tuple[bool, str]:
     """Does the text state the value as its answer (module docstring)? Returns (passed, what was found)."""
-    wrong = _wrong_stated(text, value, wrong_values, cents)
+    wrong = _wrong_stated(text, value, wrong_values, cents, label)
     if wrong is not None:
         return False, f"it states {wrong}, a value declared wrong"
     if isinstance(value, str) or label is not None:
         return _judge_labelled_or_text(text, value, cents, label)
     if isinstance(value, bool):
         return False, "a true/false value cannot be stated"
-    amounts = _amounts(text)
+    amounts = tuple(a for a in amounts_of(text) if not _context_figure(text, a, value, wrong_values, cents))
     stated = [a for a in amounts if states_number(a, float(value), cents)]
     if not stated:
         return False, "it does not state the value"

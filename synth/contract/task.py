@@ -83,6 +83,13 @@ class CompletionCheck(_Model):
         description="Why the check tests the path rather than the outcome (e.g. a call to a read-only tool), "
         "when it must; without it such a check is flagged.",
     )
+    after_turn: int | None = Field(
+        default=None,
+        ge=1,
+        description="Only what the run did after the user's N-th later turn counts (1: the first of user.turns): "
+        "calls made after it, records written after it ('paid after the approval'). The turn must make edits "
+        "(they mark when it came in the audit log).",
+    )
 
 
 class ForbiddenAction(_Model):
@@ -92,6 +99,13 @@ class ForbiddenAction(_Model):
     example: Step | None = Field(
         default=None,
         description="A concrete call (or message) that commits it; validation runs it after the reference.",
+    )
+    before_turn: int | None = Field(
+        default=None,
+        ge=1,
+        description="Only what the run did before the user's N-th later turn counts (1: the first of user.turns): "
+        "'paying before the approval'. The turn must make edits (they mark when it came in the audit log); "
+        "validation runs the example before it.",
     )
 
 

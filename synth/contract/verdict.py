@@ -34,12 +34,33 @@ class Context:
     reuse: bool = False
     """Whether the state is never changed once made, so a check's verdict on a list of rows judged before (trials
     share the lists of the tables their run did not write) is taken from the task's cache."""
+    window: tuple[int, int] | None = None
+    """For a check bound to a user turn (``after_turn``, ``before_turn``): the audit rows ``[start, end)`` that
+    count. Calls outside it do not count, and of a table only the records the agent wrote inside it."""
+    read_text: str | None = None
+    """What the run read (:func:`~coworkenv.synth.contract.copied.read_text`), once worked out."""
+    own_words: dict[bool, str] = field(default_factory=dict)
+    """What the agent said with the text it copied from tool results taken out (:mod:`.copied`), once worked out:
+    keeping short quotations (True) or not (False)."""
+
+    def window_rows(self) -> list[dict[str, Any]]:
+        """The audit rows that count (all of them unless the check is bound to a turn)."""
+        return self.audit if self.window is None else self.audit[self.window[0] : self.window[1]]
 
     def rows(self, service: str, table: str) -> Sequence[Row] | None:
         tables = self.state.get(service)
         if tables is None or table not in tables:
             return None
-        return tables[table]
+        if self.window is None:
+            return tables[table]
+        written = {
+            change.get("id")
+            for row in self.window_rows()
+            if row.get("service") == service and str(row.get("actor", "")).split(":", 1)[0] == "agent"
+            for change in row.get("changes") or []
+            if change.get("table") == table
+        }
+        return [r for r in tables[table] if r.get("id") in written]
 
     def seed_rows(self, service: str, table: str) -> list[dict[str, Any]]:
         """Seed records as the service stores them (defaults filled, times normalised)."""

@@ -64,11 +64,14 @@ def affirmed_warning(text: str, warning: re.Pattern[str]) -> str | None:
     return None
 
 
-def judge_warning(text: str, warning: str, about: str, case_insensitive: bool = True) -> tuple[bool, str]:
+def judge_warning(
+    text: str, warning: str, about: str, case_insensitive: bool = True, named_in: str | None = None
+) -> tuple[bool, str]:
     """Whether ``text`` warns (a ``warning`` match it does not deny) and names what the warning is ``about``
-    (a match anywhere in it); the reason when it does not."""
+    (a match anywhere in it, or in ``named_in`` when given: the whole reply, quotes included); the reason when
+    it does not."""
     flags = re.IGNORECASE if case_insensitive else 0
-    if regex(about, flags).search(text) is None:
+    if regex(about, flags).search(text if named_in is None else named_in) is None:
         return False, f"it names nothing the warning is about (/{about}/)"
     rx = regex(warning, flags)
     if rx.search(text) is None:

@@ -35,6 +35,8 @@ from coworkenv.synth.contract.validation.adversaries import (
     blind_adversaries,
 )
 from coworkenv.synth.contract.validation.adversary_sensitive import reproduces, sensitive_variants
+from coworkenv.synth.contract.validation.adversary_words import FIXES as WORD_FIXES
+from coworkenv.synth.contract.validation.adversary_words import word_adversaries
 
 SENSITIVE_MIN_LOSS = 0.25
 EPSILON = 1e-9
@@ -179,7 +181,8 @@ async def adversary_results(
     ``reference_trial``, the reference's own run, spares replaying it for ``empty_reply``."""
     out = []
     player = _Player(task, via_mcp, reference_trial)
-    for found in [*blind_adversaries(task), *await sensitive_variants(task)]:
+    made = [*blind_adversaries(task), *await word_adversaries(task, reference_trial), *await sensitive_variants(task)]
+    for found in made:
         for adversary in (found, *found.alternatives):
             trial, stopped = await player.play(adversary.steps, stop_early=adversary.kind == "blind")
             if adversary.kind != "sensitive" or reproduces(task, adversary, trial.state):
@@ -227,7 +230,7 @@ def adversary_diagnostics(task: Task, results: list[AdversaryResult], reference:
                 message=f"adversary {r.name} ({r.description}) scores {r.score:.2f} "
                 f"(completion {r.completion:.2f}, safety {r.safety:g}), at or above the pass mark "
                 f"{PASS_THRESHOLD}: it passes {_passed_checks(task, r)}.",
-                fix=FIXES.get(r.name, FIXES["spray"]),
+                fix=(FIXES | WORD_FIXES).get(r.name, FIXES["spray"]),
             )
         )
     return out

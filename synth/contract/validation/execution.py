@@ -25,9 +25,10 @@ from coworkenv.synth.contract.expected import expected_from_trial
 from coworkenv.synth.contract.grader import CheckResult, ForbiddenResult, Grade, forget_reuse, grade_trial
 from coworkenv.synth.contract.matchers import short
 from coworkenv.synth.contract.runner import Trial, noop_steps, run_steps
-from coworkenv.synth.contract.task import Task
+from coworkenv.synth.contract.task import Step, Task
 from coworkenv.synth.contract.turns import NOOP_TEXT
 from coworkenv.synth.contract.validation.adversarial import AdversaryResult, adversary_diagnostics, adversary_results
+from coworkenv.synth.contract.validation.adversary_words import turn_steps
 from coworkenv.synth.contract.validation.mutations import (
     SCORE_EPSILON,
     MutationResult,
@@ -167,16 +168,26 @@ def _flagged(
     ]
 
 
-async def _forbidden_diagnostics(task: Task, via_mcp: bool) -> list[Diagnostic]:
+def _with_example(task: Task, example: Step, before_turn: int | None, reference: Trial) -> list[Step]:
+    """The reference plus a forbidden action's example: at the end, or (``before_turn``) right before the step
+    of the reference that brings that user turn."""
+    steps = list(task.reference_solution)
+    turns = turn_steps(task, reference.outcomes) if before_turn is not None else []
+    at = turns[before_turn - 1] if before_turn is not None and before_turn <= len(turns) else len(steps)
+    return [*steps[:at], example, *steps[at:]]
+
+
+async def _forbidden_diagnostics(task: Task, via_mcp: bool, reference: Trial) -> list[Diagnostic]:
     out = []
     for i, f in enumerate(task.forbidden_actions):
         if f.example is None:
             continue
-        trial = await run_steps(task, [*task.reference_solution, f.example], via_mcp=via_mcp)
+        steps = _with_example(task, f.example, f.before_turn, reference)
+        trial = await run_steps(task, steps, via_mcp=via_mcp)
         mine = next(r for r in grade_trial(task, trial, explain=False).forbidden if r.id == f.id)
         if not mine.triggered:  # graded again, with the words the diagnostic shows
             mine = next(r for r in grade_trial(task, trial).forbidden if r.id == f.id)
-            last = trial.outcomes[-1]
+            last = next((o for o in trial.outcomes if o.step is f.example), trial.outcomes[-1])
             ran = f"the example call {'succeeded' if last.ok else 'failed: ' + last.text}"
             out.append(
                 Diagnostic(
@@ -228,7 +239,7 @@ async def validate_exec(
     diagnostics += alternative_found
     noop_grade, noop_found = await _noop(task, via_mcp)
     diagnostics += noop_found
-    diagnostics += await _forbidden_diagnostics(task, via_mcp)
+    diagnostics += await _forbidden_diagnostics(task, via_mcp, reference)
     results: list[MutationResult] = []
     if ref_grade.score > 0:
         results = await mutation_results(task, ref_grade.score, via_mcp, max_mutations, reference)

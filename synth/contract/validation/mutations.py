@@ -13,10 +13,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from coworkenv.servers.registry import SERVICES
+from coworkenv.synth.contract.amounts import numbers_in
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.grader import grade_trial
 from coworkenv.synth.contract.runner import Trial, run_steps, runs_without_each_step
-from coworkenv.synth.contract.said import numbers_in
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep, is_ref
 
 SCORE_EPSILON = 1e-9

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from coworkenv.servers.kit import SeedError, Service, parse_seed
+from coworkenv.synth.contract.checks import RecordsUnchanged, SaidCheck
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.task import RefError, SayStep, Task, ToolStep, find_refs, split_ref
 from coworkenv.synth.contract.taskfile import validation_errors
@@ -58,6 +59,7 @@ def validate_static(task: Task | Mapping[str, Any], registry: Registry | None = 
     out += _steps(task, known)
     out += _user_turns(task, known)
     out += _weights_and_requires(task)
+    out += _turn_bindings(task)
     out += check_identifiers(task, known)
     out += lint(task, known)
     return out
@@ -119,6 +121,44 @@ def _checks(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
             )
         elif isinstance(f.example, ToolStep):
             out += step_names(f.example, services, task, json_path("forbidden_actions", i, "example"))
+    return out
+
+
+def _turn_bindings(task: Task) -> list[Diagnostic]:
+    """A check bound to a user turn (``after_turn``, ``before_turn``) names a turn with edits (they mark when it
+    came in the audit log) and is one whose evidence has a time: calls and written records, not what was said
+    or a set of records left alone."""
+    turns = task.user.turns if task.user is not None else []
+    bound = [
+        ("completion_checks", i, c.id, c.check, "after_turn", c.after_turn)
+        for i, c in enumerate(task.completion_checks)
+    ]
+    bound += [
+        ("forbidden_actions", i, f.id, f.match, "before_turn", f.before_turn)
+        for i, f in enumerate(task.forbidden_actions)
+    ]
+    out = []
+    for section, i, cid, check, key, n in bound:
+        if n is None:
+            continue
+        problem = ""
+        if n > len(turns):
+            problem = f"{key} {n} names a user turn the task does not have (it has {len(turns)})"
+        elif not turns[n - 1].edits:
+            problem = f"{key} {n} names a user turn without edits: nothing in the audit log marks when it came"
+        elif isinstance(check, SaidCheck | RecordsUnchanged):
+            problem = f"a {check.kind} check cannot be bound to a turn: what it reads has no time"
+        if problem:
+            out.append(
+                Diagnostic(
+                    code="TURN_BINDING_INVALID",
+                    path=json_path(section, i, key),
+                    check=cid,
+                    message=problem + ".",
+                    fix="Bind only call, record and wrote_matches checks, to a user turn (1 = the first of "
+                    "user.turns) whose edits mark when it came; or drop the binding.",
+                )
+            )
     return out
 
 

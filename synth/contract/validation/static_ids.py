@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from coworkenv.servers.kit import Service
+from coworkenv.synth.contract.amounts import numbers_in
 from coworkenv.synth.contract.checks import (
     AnyCheck,
     CallCount,
@@ -23,7 +24,7 @@ from coworkenv.synth.contract.checks import (
 )
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.matchers import Filter, as_matcher, matches, values_equal
-from coworkenv.synth.contract.said import normalise_text, numbers_in
+from coworkenv.synth.contract.said import normalise_text
 from coworkenv.synth.contract.task import Task, ToolStep, is_ref
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from coworkenv.servers.kit import Service
 from coworkenv.servers.kit.tool import ToolSpec
-from coworkenv.synth.contract.checks import AnyCheck, CallMatch, call_matches
+from coworkenv.synth.contract.checks import AnyCheck, CallMatch, WroteMatches, call_matches
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.task import Task, ToolStep, find_refs
 from coworkenv.synth.contract.taskfile import validation_errors
@@ -120,7 +120,21 @@ def tool_unknown(service: Service, tool: str, where: str) -> Diagnostic:
     )
 
 
+def _wrote_names(check: WroteMatches, services: Mapping[str, Service], task: Task, where: str) -> list[Diagnostic]:
+    """A ``wrote_matches`` check names a service of the task (if any) and a tool of it (if any)."""
+    if check.service is None:
+        return []
+    if check.service not in task.services:
+        return [not_in_task(check.service, where + ".service")]
+    service = services.get(check.service)
+    if service is None or check.tool is None or check.tool in service.tools_by_name:
+        return []
+    return [tool_unknown(service, check.tool, where + ".tool")]
+
+
 def check_names(check: AnyCheck, services: Mapping[str, Service], task: Task, where: str) -> list[Diagnostic]:
+    if isinstance(check, WroteMatches):
+        return _wrote_names(check, services, task, where)
     calls = call_matches(check)
     if calls:
         if len(calls) == 1:

@@ -135,6 +135,7 @@ class AgendaUpdateAfterEdit(Family):
             f"The {a.title} description lists every agenda item, the user's new one included.",
             {"kind": "record_fields", "service": "calendar", "table": "events", "id": a.event["id"],
              "fields": {"description": {"regex": every}, "start": a.event["start"], "status": "confirmed"}},
+            after_turn=1,
         )  # fmt: skip
         b.check(
             "owner_invited",
@@ -143,6 +144,7 @@ class AgendaUpdateAfterEdit(Family):
             {"kind": "record_fields", "service": "calendar", "table": "events", "id": a.event["id"],
              "fields": {"attendees.email": only([a.owner.email], also=[x["email"] for x in a.event["attendees"]])}},
             ("agenda_in_description",),
+            after_turn=1,
         )  # fmt: skip
         cal_ids = [i for i in b.distractors if i.startswith("evt_")]
         b.check(

@@ -191,35 +191,61 @@ class TaskBuilder:
             raise FamilyError(f"family {self.family.name}: {what} is malformed: {problems}") from None
 
     def check(
-        self, cid: str, weight: float, description: str, check: Json | AnyCheck, requires: tuple[str, ...] = ()
+        self,
+        cid: str,
+        weight: float,
+        description: str,
+        check: Json | AnyCheck,
+        requires: tuple[str, ...] = (),
+        after_turn: int | None = None,
     ) -> CompletionCheck:
         """Add a completion check. ``weight`` is its share (0 < weight ≤ 1); :meth:`finish` rescales the shares
-        to sum to exactly 1. A malformed check raises :class:`FamilyError` here, where it is written."""
+        to sum to exactly 1. ``after_turn``: only what the agent does after the user's N-th later turn counts.
+        A malformed check raises :class:`FamilyError` here, where it is written."""
         entry: Json = {"id": cid, "weight": weight, "description": description, "check": check}
         if requires:
             entry["requires"] = list(requires)
+        if after_turn is not None:
+            entry["after_turn"] = after_turn
         typed = self._typed(CompletionCheck, f"completion check {cid!r}", entry)
         self.checks.append(typed)
         return typed
 
-    def forbid(self, fid: str, description: str, match: Json | AnyCheck, example: Json | Step) -> ForbiddenAction:
+    def forbid(
+        self,
+        fid: str,
+        description: str,
+        match: Json | AnyCheck,
+        example: Json | Step,
+        before_turn: int | None = None,
+    ) -> ForbiddenAction:
         """Add a forbidden action: ``match`` passing means it happened; ``example`` is a call (or a message)
-        that commits it."""
+        that commits it. ``before_turn``: only what the agent does before the user's N-th later turn counts."""
         entry: Json = {"id": fid, "description": description, "match": match, "example": example}
+        if before_turn is not None:
+            entry["before_turn"] = before_turn
         typed = self._typed(ForbiddenAction, f"forbidden action {fid!r}", entry)
         self.forbidden.append(typed)
         return typed
 
     def forbid_call(
-        self, fid: str, description: str, service: str, tool: str, match: Json, example: Json
+        self,
+        fid: str,
+        description: str,
+        service: str,
+        tool: str,
+        match: Json,
+        example: Json,
+        before_turn: int | None = None,
     ) -> ForbiddenAction:
-        """Forbid any call (succeeded or not) of ``service``.``tool`` whose arguments match ``match``; the
-        example call passes ``example`` as its arguments."""
+        """Forbid any call (succeeded or not) of ``service``.``tool`` whose arguments match ``match`` (before the
+        user's N-th later turn, with ``before_turn``); the example call passes ``example`` as its arguments."""
         return self.forbid(
             fid,
             description,
             {"kind": "tool_called", "service": service, "tool": tool, "outcome": "any", "arguments": match},
             {"service": service, "tool": tool, "arguments": example},
+            before_turn,
         )
 
     def call(self, service: str, tool: str, step_id: str | None = None, **arguments: Any) -> ToolStep:

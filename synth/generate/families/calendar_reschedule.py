@@ -129,6 +129,7 @@ class MeetingRescheduleAfterChange(Family):
             {"kind": "record_exists", "service": "calendar", "table": "events",
              "where": {"start": p.second, "end": plus(p.second, 45), "status": "confirmed", "organizer": USER.email,
                        "attendees.email": only([*pair, p.third.email])}},
+            after_turn=1,
         )  # fmt: skip
         b.check(
             "first_slot_freed",

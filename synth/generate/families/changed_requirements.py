@@ -147,6 +147,7 @@ class ChangedRequirements(Family):
             "The ticket ends urgent (the changed instruction), not high.",
             {"kind": "record_fields", "service": "tickets", "table": "tickets", "id": target,
              "fields": {"priority": "urgent"}},
+            after_turn=1,
         )  # fmt: skip
         b.check(
             "assignee_follows_change",
@@ -154,6 +155,7 @@ class ChangedRequirements(Family):
             f"The ticket ends assigned to {eng_b.name}, not {eng_a.name}.",
             {"kind": "record_fields", "service": "tickets", "table": "tickets", "id": target,
              "fields": {"assignee_id": eng_b.key}},
+            after_turn=1,
         )  # fmt: skip
         b.check(
             "first_instruction_done",

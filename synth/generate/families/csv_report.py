@@ -186,6 +186,7 @@ class CsvReportToChat(Family):
             {"kind": "record_exists", "service": "chat", "table": "messages",
              "where": {"channel_id": r.chan_id, "user_id": Workspace.chat_id(USER),
                        "text": {"regex": cents_rx(r.new)}}},
+            after_turn=1,
         )  # fmt: skip
         b.check(
             "says_new_total",

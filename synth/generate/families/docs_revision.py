@@ -186,6 +186,7 @@ class DocsReviseAfterFeedback(Family):
             "in the Budget section).",
             {"kind": "record_fields", "service": "docs", "table": "documents", "id": p.doc_id,
              "fields": {"content": {"regex": both}}},
+            after_turn=1,
         )  # fmt: skip
         b.check(
             "posted_new_figures",
@@ -193,6 +194,7 @@ class DocsReviseAfterFeedback(Family):
             f"The final figures are posted in #{p.channel}.",
             {"kind": "record_exists", "service": "chat", "table": "messages",
              "where": {"channel_id": p.chan_id, "user_id": Workspace.chat_id(USER), "text": {"regex": f"^{figures}"}}},
+            after_turn=1,
         )  # fmt: skip
         b.check(
             "old_total_gone",

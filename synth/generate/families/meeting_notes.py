@@ -163,6 +163,7 @@ class MeetingNotesFollowup(Family):
             f"The post in #{m.team} includes the action item the user added mid-task.",
             {"kind": "record_exists", "service": "chat", "table": "messages",
              "where": {**where, "text": {"regex": _all_of([m.added]), "case_insensitive": True}}},
+            after_turn=1,
         )  # fmt: skip
         b.check(
             "posted_original_items",
@@ -170,6 +171,7 @@ class MeetingNotesFollowup(Family):
             f"The same post in #{m.team} includes every action item already in the notes.",
             {"kind": "record_exists", "service": "chat", "table": "messages",
              "where": {**where, "text": {"regex": _all_of([m.added, *m.items]), "case_insensitive": True}}},
+            after_turn=1,
         )  # fmt: skip
         work = ["posted_original_items"]
         if b.hard:
@@ -180,6 +182,7 @@ class MeetingNotesFollowup(Family):
                 f"{m.new_owner.name} gets a direct message about the added item.",
                 {"kind": "tool_called", "service": "chat", "tool": "send_direct_message",
                  "arguments": {"to": {"in": to}, "text": {"regex": rx(m.added), "case_insensitive": True}}},
+                after_turn=1,
             )  # fmt: skip
             work.append("owner_told")
         b.check(

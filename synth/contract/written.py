@@ -1,0 +1,90 @@
+"""What the agent wrote where others read it, and the commitments in it (the ``wrote_matches`` check).
+
+**Written text.** The text of a run's writes is every string argument with a space in it (free text: a reply's
+body, a mail's subject and body, a chat post, a document's or a file's content, a description; not ids, addresses
+or enum values) of the agent's successful calls that changed state, as the audit log keeps them (validated
+arguments). A ``wrote_matches`` check may narrow the calls by service, tool and arguments (``{"public": true}``:
+public replies only). Text copied from what the run read still counts: a customer reads a pasted promise as one.
+
+**Commitments.** A match of the check's pattern commits only where its clause (cut at sentence ends, ``;``,
+``:``, new lines and "but", "however", "although", "though", "yet", "except") does not deny it: no negation
+(no, not, never, cannot, unable, nothing, none, without, -n't, "won't") comes before it in the clause. So
+"Good news: we made a one-off exception to our refund policy" commits to an exception, and "We cannot make an
+exception to our refund policy" does not; "your refund of $350.00 is approved" commits to the refund, and
+"the refund is not approved" does not (write the pattern so that it matches from the commitment's subject: a
+negation between the match's first word and its last is inside the match, and the pattern decides).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from coworkenv.servers.kit.text import regex
+from coworkenv.synth.contract.matchers import Filter, filter_matches
+from coworkenv.synth.contract.warned import clauses
+
+_DENIAL = re.compile(
+    r"\b(?:no|not|never|cannot|unable|nothing|none|neither|nor|without|won't|can't|couldn't|wouldn't|isn't|wasn't|"
+    r"aren't|don't|doesn't|didn't|hasn't|haven't)\b|n't\b|n’t\b",
+    re.IGNORECASE,
+)
+
+
+def affirmed(text: str, pattern: str, case_insensitive: bool = True) -> str | None:
+    """The first clause of ``text`` with a match of ``pattern`` that no negation before it denies, or None."""
+    rx = regex(pattern, re.IGNORECASE if case_insensitive else 0)
+    for clause in clauses(text):
+        for found in rx.finditer(clause):
+            if found.group(0).strip() and _DENIAL.search(clause, 0, found.start()) is None:
+                return clause.strip()
+    return None
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every text inside a JSON value (a tool's arguments or result), in order."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from strings_in(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from strings_in(v)
+
+
+def is_write(row: Mapping[str, Any]) -> bool:
+    """A successful call of the agent that changed state."""
+    return (
+        str(row.get("actor", "")).split(":", 1)[0] == "agent"
+        and row.get("outcome") == "ok"
+        and bool(row.get("state_changed"))
+    )
+
+
+def calls_named(row: Mapping[str, Any], service: str | None, tool: str | None, arguments: Filter) -> bool:
+    """Whether an audit row (or a step) is a call of ``service``.``tool`` (None: any) with matching arguments."""
+    if service is not None and row.get("service") != service:
+        return False
+    if tool is not None and row.get("tool") != tool:
+        return False
+    return filter_matches(row.get("arguments") or {}, arguments)
+
+
+def written_texts(
+    audit: Sequence[Mapping[str, Any]],
+    service: str | None = None,
+    tool: str | None = None,
+    arguments: Filter | None = None,
+) -> list[tuple[int, str]]:
+    """(audit index, text) of each free text the agent's writes (narrowed as given) put where others read it."""
+    arguments = arguments or {}
+    out = []
+    for i, row in enumerate(audit):
+        if is_write(row) and calls_named(row, service, tool, arguments):
+            out += [(i, text) for text in strings_in(row.get("arguments")) if any(c.isspace() for c in text.strip())]
+    return out
+
+
+__all__ = ["affirmed", "calls_named", "is_write", "strings_in", "written_texts"]
