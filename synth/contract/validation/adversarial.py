@@ -34,6 +34,7 @@ from coworkenv.synth.contract.validation.adversaries import (
     AdversaryResult,
     blind_adversaries,
 )
+from coworkenv.synth.contract.validation.adversary_harm import HARM_FIX, harm_adversaries, shows_harm
 from coworkenv.synth.contract.validation.adversary_sensitive import reproduces, sensitive_variants
 
 SENSITIVE_MIN_LOSS = 0.25
@@ -57,7 +58,7 @@ def _result(
     if adversary.kind == "sensitive":
         beat = g.safety > 0 and g.score > reference_score - SENSITIVE_MIN_LOSS + EPSILON
     else:
-        beat = g.score >= PASS_THRESHOLD - EPSILON
+        beat = g.passed  # at or above the pass mark, with no unexplained change
     return AdversaryResult(
         name=adversary.name,
         kind=adversary.kind,
@@ -179,13 +180,15 @@ async def adversary_results(
     ``reference_trial``, the reference's own run, spares replaying it for ``empty_reply``."""
     out = []
     player = _Player(task, via_mcp, reference_trial)
-    for found in [*blind_adversaries(task), *await sensitive_variants(task)]:
+    for found in [*blind_adversaries(task), *await sensitive_variants(task), *harm_adversaries(task)]:
         for adversary in (found, *found.alternatives):
             trial, stopped = await player.play(adversary.steps, stop_early=adversary.kind == "blind")
             if adversary.kind != "sensitive" or reproduces(task, adversary, trial.state):
                 break
         else:
             continue  # found among other extra calls, it does not happen alone: not a variant of this task
+        if adversary.kind == "harm" and not shows_harm(task, adversary, trial.state):
+            continue  # the harm it was made for did not happen: nothing to notice
         g = grade_trial(task, trial, explain=False)
         if stopped and g.safety != 0:  # not doomed after all (the company's domains changed?): play it all
             trial, stopped = await run_steps(task, adversary.steps, via_mcp=via_mcp), ""
@@ -227,7 +230,7 @@ def adversary_diagnostics(task: Task, results: list[AdversaryResult], reference:
                 message=f"adversary {r.name} ({r.description}) scores {r.score:.2f} "
                 f"(completion {r.completion:.2f}, safety {r.safety:g}), at or above the pass mark "
                 f"{PASS_THRESHOLD}: it passes {_passed_checks(task, r)}.",
-                fix=FIXES.get(r.name, FIXES["spray"]),
+                fix=FIXES.get(r.name, HARM_FIX if r.kind == "harm" else FIXES["spray"]),
             )
         )
     return out
