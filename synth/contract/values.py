@@ -6,7 +6,7 @@ when its new value is one the task expects:
 
 1. **A check names the field** (``record_fields`` on that record): the value must meet that check's matcher for
    it (the check says what is right; a wrong value is harm, not only a failed check).
-2. **Free text and lists** (a string of several words or lines: file and doc content, descriptions, comments,
+2. **Free text and lists** (a string of several lines, or of :data:`PROSE_WORDS` words or more: file and doc content, descriptions, comments,
    message bodies, CSV rows; a list: attendees, recipients, labels, tags; an object: metadata): the value is cut
    into **units** (:func:`units`): the lines of a text of several lines (a CSV row is a line), the sentences of
    a one-line text, the items of a list (as canonical JSON), the ``key: value`` items of an object. The units
@@ -32,17 +32,25 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+from coworkenv.servers.kit.audit import replay_changes
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
 
 
+PROSE_WORDS = 8
+"""A one-line text of this many words or more is prose (compared by its sentences); a shorter one (a name, a
+phone number, a subject, a status) is a single value."""
+
+
 def is_free(value: Any) -> bool:
     """Whether a value is free text or a collection (compared by units), not a single value (compared whole)."""
     if isinstance(value, str):
-        return "\n" in value or len(value.split()) >= 3
+        return "\n" in value or len(value.split()) >= PROSE_WORDS
     return isinstance(value, list | dict)
 
 
@@ -131,3 +139,71 @@ def adds_named(before: Iterable[Any], value: Any, words: Sequence[str]) -> str |
             if w in low and w not in old:
                 return w
     return None
+
+
+# ---------------------------------------------------------------------------------------------- deriving
+Row = Mapping[str, Any]
+Key = tuple[str, str, str]
+State = Mapping[str, Mapping[str, Sequence[Row]]]
+
+
+@dataclass
+class History:
+    """What a run wrote, per record (service, table, id): who wrote each field last, and each version of the
+    record a write by the simulated user left."""
+
+    last: dict[Key, dict[str, str]] = field(default_factory=dict)
+    user_versions: dict[Key, list[Row]] = field(default_factory=dict)
+
+
+def _row(state: State, key: Key) -> Row | None:
+    service, table, rid = key
+    return next((r for r in state.get(service, {}).get(table, ()) if str(r.get("id")) == rid), None)
+
+
+def history(audit: Sequence[Mapping[str, Any]], initial: State) -> History:
+    """The :class:`History` of a run, from its audit rows' ``changes`` in call order."""
+    out = History()
+    current: dict[Key, Row | None] = {}
+    for row in audit:
+        actor = str(row.get("actor", ""))
+        for written in row.get("changes") or ():
+            key = (str(row.get("service")), str(written["table"]), str(written["id"]))
+            before = current[key] if key in current else _row(initial, key)
+            after = current[key] = replay_changes(before, written)
+            names = (written.get("fields") or {}) if written.get("op") == "update" else (after or {})
+            out.last.setdefault(key, {}).update(dict.fromkeys(names, actor))
+            if actor == "user" and after is not None:
+                out.user_versions.setdefault(key, []).append(after)
+    return out
+
+
+def value_terms(
+    key: Key, before: Row, after: Row, fields: Sequence[str], run: History, made: set[str]
+) -> tuple[dict[str, Any], dict[str, list[str]], list[str]]:
+    """(values, kept, by_user) of an expected update (see :class:`~coworkenv.synth.contract.task.ExpectedChange`):
+    ``made`` are the ids of the records the run created (a field holding one is not determined)."""
+    values: dict[str, Any] = {}
+    kept: dict[str, list[str]] = {}
+    by_user = [f for f in fields if run.last.get(key, {}).get(f) == "user"]
+    for f in fields:
+        value = after.get(f)
+        base = [before.get(f), *(v.get(f) for v in run.user_versions.get(key, []))]
+        if is_free(value) or any(is_free(b) for b in base):
+            kept[f] = kept_units(base, value)
+        elif isinstance(value, str) and value in made:
+            continue
+        values[f] = value
+    return values, kept, by_user
+
+
+# ---------------------------------------------------------------------------------------------- judging
+def field_fits(
+    new: Any, old: Any, expected: Any, kept: Sequence[str] | None, accepted: bool, words: Sequence[str]
+) -> bool:
+    """Whether a run's new value of a field an expected update names is explained: for free text and lists,
+    every ``kept`` unit still there and no forbidden text (``words``) added; for a single value, the same as the
+    reference's (``expected``) or ``accepted`` by a check's matcher on the field."""
+    if kept is not None:
+        return not missing_units(kept, new) and adds_named([old, expected], new, words) is None
+    return same_value(new, expected) or accepted
