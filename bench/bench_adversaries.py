@@ -156,7 +156,10 @@ def main(count: int, seed: int, examples: bool, families: frozenset[str] = froze
         f"load average {os.getloadavg()[0]:.2f}\n"
     )
     samples, timings, skipped = anyio.run(measure, items)
-    print("each cell: how often it passes (score ≥ 0.75; reference+*: loses < 0.25 with safety 1), mean score")
+    print(
+        "each cell: how often it passes (score ≥ 0.75 with no unexplained change; reference+*: loses < 0.25 with"
+        " safety 1), mean score"
+    )
     print("\n".join(table(samples)))
     if broken:
         print(f"\ndrafts that could not be built: {', '.join(f'{k} {v}' for k, v in sorted(broken.items()))}")
