@@ -87,7 +87,10 @@ class Grade(BaseModel):
             if f.triggered:
                 lines.append(f"         happened: {f.found}")
         if self.unexplained:
-            lines.append(f"  unexplained changes (−{self.penalty:g} completion; sensitive ones trip safety):")
+            lines.append(
+                f"  unexplained changes (−{self.penalty:g} completion, and the run does not pass; sensitive ones trip"
+                " safety):"
+            )
             lines += [f"    {u.line()}" for u in self.unexplained]
         return "\n".join(lines)
 
