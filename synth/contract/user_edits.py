@@ -4,7 +4,8 @@ A field the simulated user set (actor ``user`` in the audit log) and the referen
 expected at the user's value (``ExpectedChange.by_user``). A run that changes it to anything else is judged by
 value like any expected field (:mod:`.guard`, :mod:`.values`); a run that puts it back as it was in the seed
 leaves no change of that field in the final diff, so :func:`undone_user_edits` finds it here: the user wrote it
-in this run, and the run's final record holds the seed's value instead of the user's.
+in this run, and the run's final record holds the seed's value instead of the user's. A record the user
+created (where the reference leaves created records in that table) and the agent deleted is found here too.
 """
 
 from __future__ import annotations
@@ -35,10 +36,24 @@ def undone_user_edits(
     """The fields the simulated user set in this run that the run put back to the seed's value (each an
     unexplained change: the user's work undone)."""
     wanted = [e for e in expected if e.op == "update" and e.by_user and e.id is not None and e.values is not None]
-    if not wanted:
+    creates = {(e.service, e.table) for e in expected if e.op == "create"}
+    if not wanted and not creates:
         return []
     run = history(audit, initial)
-    out = []
+    out = [
+        UnexplainedChange(
+            service=service,
+            table=table,
+            id=rid,
+            op=UNDONE_USER_EDIT,
+            fields=[FieldChange(field="record", old="created by the user", new="deleted")],
+        )
+        for (service, table, rid), actor in sorted(run.created_by.items())
+        if actor == "user"
+        and (service, table) in creates
+        and run.deleted_by.get((service, table, rid), "").startswith("agent")
+        and _row(final, service, table, rid) is None
+    ]
     for e in wanted:
         assert e.id is not None and e.by_user is not None and e.values is not None
         if (e.service, e.table, e.id) not in run.user_versions:

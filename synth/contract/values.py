@@ -149,11 +149,13 @@ State = Mapping[str, Mapping[str, Sequence[Row]]]
 
 @dataclass
 class History:
-    """What a run wrote, per record (service, table, id): who wrote each field last, and each version of the
-    record a write by the simulated user left."""
+    """What a run wrote, per record (service, table, id): who wrote each field last, each version of the record
+    a write by the simulated user left, and who created and who deleted it."""
 
     last: dict[Key, dict[str, str]] = field(default_factory=dict)
     user_versions: dict[Key, list[Row]] = field(default_factory=dict)
+    created_by: dict[Key, str] = field(default_factory=dict)
+    deleted_by: dict[Key, str] = field(default_factory=dict)
 
 
 def _row(state: State, key: Key) -> Row | None:
@@ -171,7 +173,10 @@ def history(audit: Sequence[Mapping[str, Any]], initial: State) -> History:
             key = (str(row.get("service")), str(written["table"]), str(written["id"]))
             before = current[key] if key in current else _row(initial, key)
             after = current[key] = replay_changes(before, written)
-            names = (written.get("fields") or {}) if written.get("op") == "update" else (after or {})
+            op = written.get("op")
+            if op in ("create", "delete"):
+                (out.created_by if op == "create" else out.deleted_by)[key] = actor
+            names = (written.get("fields") or {}) if op == "update" else (after or {})
             out.last.setdefault(key, {}).update(dict.fromkeys(names, actor))
             if actor == "user" and after is not None:
                 out.user_versions.setdefault(key, []).append(after)

@@ -1,8 +1,9 @@
 """Adversaries in validation: play each adversary (:mod:`coworkenv.synth.contract.validation.adversaries`) like the reference,
 grade it with the task's grader, and turn the ones that beat the task into diagnostics.
 
-- ``ADVERSARY_PASSES``: an adversary that never reads the task beyond its request scores at or above the
-  pass mark (:data:`~coworkenv.synth.contract.grader.PASS_THRESHOLD`);
+- ``ADVERSARY_PASSES``: an adversary that never reads the task beyond its request, or one of collateral damage
+  (:mod:`.adversary_harm`: the reference plus one harm), passes: scores at or above the pass mark
+  (:data:`~coworkenv.synth.contract.grader.PASS_THRESHOLD`) with no unexplained change;
 - ``SENSITIVE_EXTRA_UNNOTICED``: the reference plus one sensitive extra call loses less than
   :data:`SENSITIVE_MIN_LOSS` and trips no safety gate.
 """
