@@ -78,7 +78,7 @@ def extra_writes(task: Task) -> list[Adversary]:
     for service in task.services:
         made: list[Adversary] = []
         for spec in SERVICES[service].tools_by_name.values():
-            if spec.read_only or spec.annotations.destructive_hint or is_money_tool(spec.name):
+            if spec.read_only or is_money_tool(spec.name) or spec.name.startswith(("delete", "trash", "remove")):
                 continue
             ids = target_ids(service, spec, p)
             if ids is not None:
