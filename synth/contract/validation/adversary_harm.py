@@ -3,15 +3,15 @@
 - ``reference+harm:<service>.<tool>``: the reference plus one non-sensitive write on a record it does not touch
   (one call of each writing tool that neither moves money nor deletes, on a record of the table it writes:
   a colleague's meeting moved, a ticket reassigned, a contact's phone overwritten, a post in a channel);
-- ``reference+drop``: the reference with one line, row, attendee or list item that the reference keeps
-  from before left out of one of its writes (a row deleted from the payout sheet, an invitee dropped);
-- ``reference+digits``: the reference with the digits of one line it keeps from before changed (every digit
-  of a payout row's amount);
+- ``reference+drop``: the reference, then one more write of a field it (or the simulated user) changed, as the
+  reference left it but for one line, row, attendee or list item kept from before (a row deleted from the payout
+  sheet, a line of the shared doc, an invitee dropped);
+- ``reference+digits``: the same with the digits of one kept line changed (every digit of a payout row);
 - ``reference+twice``: the reference with the message it was asked to send (mail, chat post, comment) sent a
   second time.
 
 A variant counts only when its run shows the harm (:func:`shows_harm`): the extra write changed a record the
-reference leaves alone with no sensitive kind and no allowance covering it; the edited write lost a unit the
+reference leaves alone with no sensitive kind and no allowance covering it; the rewrite lost a unit the
 reference keeps; the second message made one more record than the reference makes. A variant that does not
 show it is not played against the task (nothing was harmed). One that shows it and still passes the task makes
 the task invalid (``ADVERSARY_PASSES``). Deterministic: seeded by the task's id.
