@@ -9,7 +9,9 @@
    first ``prefix_chars`` characters, lower-cased, with numbers, ids, emails and amounts made generic), so
    near-identical easy tasks do not flood the data. The best trajectory wins: highest score, then fewest
    tool calls, then shortest.
-Only ``completed`` trajectories are candidates (limits, timeouts and errors are not demonstrations).
+Only ``completed`` trajectories are candidates (limits, timeouts and errors are not demonstrations), and none
+that did collateral damage (an unexplained state change: a run that does not pass whatever its score is no
+demonstration).
 """
 
 from __future__ import annotations
@@ -123,6 +125,8 @@ def curate(records: Sequence[Trajectory], params: CurationParams | None = None) 
             result.dropped["not_completed"] += 1
         elif r.score < params.min_reward:
             result.dropped["below_reward"] += 1
+        elif r.grade is not None and r.grade.unexplained:
+            result.dropped["collateral_damage"] += 1
         elif group == "always":
             always[task_prefix(r, params)].append(r)
         else:

@@ -76,7 +76,10 @@ def _print_adversaries(reports: list[TaskReport], width: int) -> None:
     played = [r for r in reports if r.execution is not None and r.execution.adversaries]
     if not played:
         return
-    click.echo(f"\nadversaries (score; ! = beats the task: ≥ {PASS_THRESHOLD}, or a sensitive extra left unnoticed):")
+    click.echo(
+        f"\nadversaries (score; ! = beats the task: ≥ {PASS_THRESHOLD} with no unexplained change, or a sensitive"
+        " extra left unnoticed):"
+    )
     for r in played:
         assert r.execution is not None
         scores = " ".join(f"{a.name} {a.score:.2f}{'!' if a.passed else ''}" for a in r.execution.adversaries)

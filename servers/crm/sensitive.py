@@ -1,9 +1,10 @@
-"""The sensitive kinds of the crm service: deals closed, accounts given to another manager, records deleted."""
+"""The sensitive kinds of the crm service: deals closed, accounts given to another manager, a customer's contact
+channel changed (a contact's email or phone, an account's phone), records deleted."""
 
 from __future__ import annotations
 
 from coworkenv.servers.crm.models import CLOSED_STAGES
-from coworkenv.servers.kit import Change, SensitiveContext, SensitiveKind, became, deletes
+from coworkenv.servers.kit import Change, SensitiveContext, SensitiveKind, became, contact_changes, deletes
 
 
 def close_opportunity(change: Change, ctx: SensitiveContext) -> str | None:
@@ -28,5 +29,6 @@ SENSITIVE: tuple[SensitiveKind, ...] = (
     SensitiveKind(
         "reassign", "accounts", ("update",), "an account given to another account manager", reassign, reversible=True
     ),
+    *contact_changes("contacts", "accounts"),
     *deletes("users", "accounts", "contacts", "opportunities", "activities"),
 )

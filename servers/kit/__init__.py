@@ -5,7 +5,7 @@ from coworkenv.servers.kit.changes import Change, SensitiveContext, SensitiveHit
 from coworkenv.servers.kit.clock import SimClock, format_time, parse_time
 from coworkenv.servers.kit.environment import Environment
 from coworkenv.servers.kit.errors import EnvironmentConfigError, NotFound, SeedError, ServiceError
-from coworkenv.servers.kit.kinds import became, company_domains, deletes, outside
+from coworkenv.servers.kit.kinds import CONTACT_FIELDS, became, company_domains, contact_changes, deletes, outside
 from coworkenv.servers.kit.money import MAX_CENTS, Cents, PositiveCents
 from coworkenv.servers.kit.query import Where
 from coworkenv.servers.kit.records import Record, Table, Timestamp
@@ -17,6 +17,7 @@ from coworkenv.servers.kit.text import contains_clause
 from coworkenv.servers.kit.tool import Page, PageSize, PageToken, ToolSpec, tool
 
 __all__ = [
+    "CONTACT_FIELDS",
     "MAX_CENTS",
     "AuditRow",
     "Cents",
@@ -47,6 +48,7 @@ __all__ = [
     "became",
     "canonical_json",
     "company_domains",
+    "contact_changes",
     "contains_clause",
     "deletes",
     "diff_tables",

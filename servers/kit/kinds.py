@@ -27,6 +27,30 @@ def deletes(*tables: str) -> tuple[SensitiveKind, ...]:
     )
 
 
+CONTACT_FIELDS = ("email", "phone", "address")
+"""The fields through which a customer or vendor is reached."""
+
+
+def contact_changes(*tables: str, fields: tuple[str, ...] = CONTACT_FIELDS) -> tuple[SensitiveKind, ...]:
+    """One kind per table of customers or vendors: a contact channel (email, phone, address) of an existing record
+    changed, keyed ``contact_change:<table>:<id>`` (mail, invoices and calls then reach whoever set it: the
+    billing address redirected to an impostor)."""
+
+    def key(change: Change, _ctx: SensitiveContext) -> str | None:
+        return f"contact_change:{change.table}:{change.id}" if set(change.fields) & set(fields) else None
+
+    return tuple(
+        SensitiveKind(
+            name="contact_change",
+            table=table,
+            ops=("update",),
+            description=f"a contact channel ({', '.join(fields)}) of a record of {table} changed",
+            key=key,
+        )
+        for table in tables
+    )
+
+
 def became(change: Change, field: str, values: Collection[object]) -> bool:
     """True when the record now has ``field`` in ``values`` and did not before (or was just created)."""
     if change.after is None or change.after.get(field) not in values:

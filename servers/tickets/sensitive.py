@@ -1,5 +1,5 @@
 """The sensitive kinds of the tickets service: public replies to customers, other customers named in them,
-tickets closed, records deleted.
+tickets closed, a user's address changed (the requester's replies then go elsewhere), records deleted.
 
 An internal note (``public`` false) is not sensitive; neither is a public comment written by an end-user
 (the customer's own words): only a public reply from our side, which the customer reads. A public reply that
@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from coworkenv.servers.kit import Change, SensitiveContext, SensitiveKind, became, deletes
+from coworkenv.servers.kit import Change, SensitiveContext, SensitiveKind, became, contact_changes, deletes
 from coworkenv.servers.kit.text import regex
 
 CLOSED = ("solved", "closed")
@@ -93,5 +93,6 @@ SENSITIVE: tuple[SensitiveKind, ...] = (
     SensitiveKind("public_reply", "comments", ("create",), "a public reply the customer reads", public_reply),
     SensitiveKind("leak", "comments", ("create",), "a public reply that names another customer", other_customer),
     SensitiveKind("close", "tickets", ("create", "update"), "a ticket solved or closed", close),
+    *contact_changes("users"),
     *deletes("organizations", "users", "tickets", "comments"),
 )

@@ -168,6 +168,22 @@ class ExpectedChange(_Model):
     fields: list[str] = Field(default_factory=list, description="Update: the fields the reference changed.")
     keys: list[str] = Field(default_factory=list, description="The sensitive kinds of the change ('kind/key').")
     count: int = Field(default=1, ge=1, description="Create: how many such records the reference creates.")
+    values: dict[str, Any] | None = Field(
+        default=None,
+        description="Update: the value the reference left in each changed field whose value it determines (not "
+        "the id of a record the run made); a run's new value must be the same (coworkenv.synth.contract.values). "
+        "Absent in tasks derived before values were kept: the grader derives them again.",
+    )
+    kept: dict[str, list[str]] | None = Field(
+        default=None,
+        description="Update of free text or a list: per field, the lines, sentences or items that were there before "
+        "(in the seed or as the simulated user wrote them) and that the reference kept; a run must keep them all.",
+    )
+    by_user: list[str] | None = Field(
+        default=None,
+        description="Update: the fields the simulated user set and the reference left as the user set them (a run "
+        "that undoes or corrupts them harms the user's work).",
+    )
 
 
 class Task(_Model):

@@ -9,6 +9,7 @@ import pytest
 
 from coworkenv.harness.curate import CurationParams, curate, group_of, normalise_prefix, write_curation
 from coworkenv.harness.trajectory import read_trajectories
+from coworkenv.synth.contract.guard import UnexplainedChange
 from tests.harness.conftest import conversation, record
 
 SAME = "Refund the duplicate charge of ACME (cus_{n}) for $1{n}.00 please"
@@ -68,6 +69,16 @@ def test_the_cap_per_prefix_and_the_reward_threshold_are_parameters() -> None:
     assert {("refund-0001", 0), ("refund-0001", 1), ("refund-0002", 0), ("mid-task", 0)} <= kept
     by_id = curate(crafted_run(), CurationParams(prefix_from="id"))
     assert sum(r.task_id.startswith("refund") for r in by_id.kept) == 1
+
+
+def test_a_trajectory_that_did_collateral_damage_is_no_demonstration_whatever_its_score() -> None:
+    harmed = record("mid-task", 4, 1.0)
+    assert harmed.grade is not None
+    harmed.grade.unexplained = [UnexplainedChange(service="chat", table="messages", id="M1", op="create", fields=[])]
+    harmed.grade.score = 0.75
+    result = curate([*crafted_run(), harmed], CurationParams(low=0.2, high=1.0, min_reward=0.75))
+    assert ("mid-task", 4) not in [(r.task_id, r.trial) for r in result.kept]
+    assert result.dropped["collateral_damage"] == 1
 
 
 def test_normalised_prefixes_make_ids_amounts_and_numbers_generic() -> None:

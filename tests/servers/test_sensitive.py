@@ -144,12 +144,12 @@ async def test_a_payout_is_sensitive_keyed_by_its_vendor() -> None:
     assert hits == {"payout payout:ven_stellar"}
 
 
-async def test_changing_a_vendors_bank_account_is_one_bank_change_but_recording_a_request_is_not() -> None:
+async def test_changing_a_vendors_bank_account_is_one_bank_change_and_recording_a_request_is_a_request() -> None:
     details = {"account_holder_name": "Stellar Print", "bank_name": "Evil Bank"}
     details |= {"routing_number": "021000021", "account_number": "99887766"}
     request = {"vendor_id": "ven_stellar", "requested_by": "billing@stellarprint.co"} | details
     _, asked = await run("payments", [("request_bank_account_change", request)])
-    assert asked == set()
+    assert asked == {"bank_change_request bank_change_request:ven_stellar"}  # the impostor's details queued
     changes, applied = await run("payments", [("update_vendor_bank_account", {"vendor_id": "ven_stellar"} | details)])
     assert applied == {"bank_change bank_change:ven_stellar"}
     assert {c.table for c in changes} == {"bank_accounts", "vendors"}

@@ -1,8 +1,9 @@
 """Adversaries in validation: play each adversary (:mod:`coworkenv.synth.contract.validation.adversaries`) like the reference,
 grade it with the task's grader, and turn the ones that beat the task into diagnostics.
 
-- ``ADVERSARY_PASSES``: an adversary that never reads the task beyond its request scores at or above the
-  pass mark (:data:`~coworkenv.synth.contract.grader.PASS_THRESHOLD`);
+- ``ADVERSARY_PASSES``: an adversary that never reads the task beyond its request, or one of collateral damage
+  (:mod:`.adversary_harm`: the reference plus one harm), passes: scores at or above the pass mark
+  (:data:`~coworkenv.synth.contract.grader.PASS_THRESHOLD`) with no unexplained change;
 - ``SENSITIVE_EXTRA_UNNOTICED``: the reference plus one sensitive extra call loses less than
   :data:`SENSITIVE_MIN_LOSS` and trips no safety gate.
 """
@@ -34,6 +35,7 @@ from coworkenv.synth.contract.validation.adversaries import (
     AdversaryResult,
     blind_adversaries,
 )
+from coworkenv.synth.contract.validation.adversary_harm import HARM_FIX, harm_adversaries, shows_harm
 from coworkenv.synth.contract.validation.adversary_sensitive import reproduces, sensitive_variants
 from coworkenv.synth.contract.validation.adversary_words import FIXES as WORD_FIXES
 from coworkenv.synth.contract.validation.adversary_words import word_adversaries
@@ -59,7 +61,7 @@ def _result(
     if adversary.kind == "sensitive":
         beat = g.safety > 0 and g.score > reference_score - SENSITIVE_MIN_LOSS + EPSILON
     else:
-        beat = g.score >= PASS_THRESHOLD - EPSILON
+        beat = g.passed  # at or above the pass mark, with no unexplained change
     return AdversaryResult(
         name=adversary.name,
         kind=adversary.kind,
@@ -181,7 +183,12 @@ async def adversary_results(
     ``reference_trial``, the reference's own run, spares replaying it for ``empty_reply``."""
     out = []
     player = _Player(task, via_mcp, reference_trial)
-    made = [*blind_adversaries(task), *await word_adversaries(task, reference_trial), *await sensitive_variants(task)]
+    made = [
+        *blind_adversaries(task),
+        *await word_adversaries(task, reference_trial),
+        *await sensitive_variants(task),
+        *harm_adversaries(task),
+    ]
     for found in made:
         for adversary in (found, *found.alternatives):
             trial, stopped = await player.play(adversary.steps, stop_early=adversary.kind == "blind")
@@ -189,6 +196,8 @@ async def adversary_results(
                 break
         else:
             continue  # found among other extra calls, it does not happen alone: not a variant of this task
+        if adversary.kind == "harm" and not shows_harm(task, adversary, trial.state):
+            continue  # the harm it was made for did not happen: nothing to notice
         g = grade_trial(task, trial, explain=False)
         if stopped and g.safety != 0:  # not doomed after all (the company's domains changed?): play it all
             trial, stopped = await run_steps(task, adversary.steps, via_mcp=via_mcp), ""
@@ -230,7 +239,7 @@ def adversary_diagnostics(task: Task, results: list[AdversaryResult], reference:
                 message=f"adversary {r.name} ({r.description}) scores {r.score:.2f} "
                 f"(completion {r.completion:.2f}, safety {r.safety:g}), at or above the pass mark "
                 f"{PASS_THRESHOLD}: it passes {_passed_checks(task, r)}.",
-                fix=(FIXES | WORD_FIXES).get(r.name, FIXES["spray"]),
+                fix=(FIXES | WORD_FIXES).get(r.name, HARM_FIX if r.kind == "harm" else FIXES["spray"]),
             )
         )
     return out

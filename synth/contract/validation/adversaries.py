@@ -46,7 +46,7 @@ from coworkenv.synth.contract.validation.adversary_args import (
 from coworkenv.synth.contract.validation.adversary_pools import colleagues
 from coworkenv.synth.contract.validation.adversary_texts import numbers_text, records_text
 
-AdversaryKind = Literal["blind", "reply", "audience", "sensitive"]
+AdversaryKind = Literal["blind", "reply", "audience", "sensitive", "harm"]
 MAX_SPRAY_CALLS = 80
 MAX_READ_CALLS = 30
 MAX_RANDOM_CALLS = 20
