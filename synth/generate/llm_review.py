@@ -119,7 +119,8 @@ def evidence_text(report: TaskReport) -> str:
     lines.append(_grade_line("doing nothing (must score 0)", ex.noop))
     if ex.adversaries:
         lines.append(
-            f"\nAdversaries (a blind one must score below {PASS_THRESHOLD:g}; a sensitive extra must lose 0.25):"
+            f"\nAdversaries (a blind one must score below {PASS_THRESHOLD:g} or leave an unexplained change; a sensitive "
+            "extra must lose 0.25):"
         )
         for a in ex.adversaries:
             verdict = "BEAT THE TASK" if a.passed else "held"
