@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -239,6 +240,8 @@ class Runner:
 
         try:
             with TrajectoryWriter(self.out) as writer:
+                if writer.dropped:
+                    print(f"warning: {writer.dropped}", file=sys.stderr)
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(workers)
                     await _write_all(receive, writer, progress, statuses)
