@@ -146,6 +146,7 @@ def synth_cmd(
     seconds = time.perf_counter() - started
     click.echo(format_report(result.report, seconds, workers))
     kept = f", {folder.replayed} kept from the interrupted run" if folder.replayed else ""
+    kept += f", {folder.remade} made again (missing or changed)" if folder.remade else ""
     click.echo(f"\n{len(result.tasks)} task file(s){kept} and {REPORT_FILE} in {out}")
     if result.report["unfilled"]:
         sys.exit(1)

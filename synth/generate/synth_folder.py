@@ -126,8 +126,8 @@ class SynthFolder:
             raise FolderError("--resume keeps the tasks in --out and --overwrite replaces them; give one of the two")
         recover(out)
         self.out, self.options, self.dropped = out, options, ""
-        self.replayed = 0
-        """Tasks kept from the interrupted run (replayed from the journal)."""
+        self.replayed, self.remade = 0, 0
+        """Tasks kept from the interrupted run (replayed from the journal), and those whose file was made again."""
         self.swap = overwrite and _busy(out)
         self.folder = _sibling(out, NEW) if self.swap else out
         self._queue: deque[tuple[str, Settled]] = deque()
@@ -190,11 +190,12 @@ class SynthFolder:
             return None
         return text if digest(text) == entry.sha256 else None
 
-    def consume(self) -> None:
-        """The recorded head is replayed as it is."""
+    def consume(self, remade: bool = False) -> None:
+        """The recorded head is replayed as it is (its task file ``remade`` when it was missing or changed)."""
         text, entry = self._queue.popleft()
         self._kept_lines.append(text + "\n")
-        self.replayed += entry.kept
+        self.replayed += entry.kept and not remade
+        self.remade += remade
 
     # ------------------------------------------------------------------------------------------ writing
     def write_task(self, task_id: str, text: str) -> None:

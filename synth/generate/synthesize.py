@@ -245,10 +245,9 @@ class _Run:
                 break
             n += 1
             text: str | None = folder.kept_text(entry) if entry.kept else ("" if entry.sha256 else None)
-            if entry.kept and text is None:
-                fresh: list[Attempt] = []
-                _run_here(gen, jobs[n - 1 : n], 1, fresh.append)
-                made = fresh[0]
+            remade = entry.kept and text is None
+            if remade:
+                made = self.again(gen, jobs[n - 1])
                 if (made.task_id, made.key, made.text and digest(made.text)) != (
                     entry.task_id,
                     entry.key,
@@ -258,11 +257,18 @@ class _Run:
                     break
                 text = made.text
                 folder.write_task(made.task_id, made.text or "")
-            folder.consume()
+            folder.consume(remade)
             a = Attempt(entry.slot, text, entry.repairs, entry.rejected, entry.reason, entry.detail)
             a.feedback, a.task_id, a.key = entry.diagnostics(), entry.task_id, entry.key
             self.admit(a, last)
         return jobs[n:]
+
+    @staticmethod
+    def again(gen: TaskGenerator, job: Job) -> Attempt:
+        """One slot's attempt made once more, in this process."""
+        fresh: list[Attempt] = []
+        _run_here(gen, [job], 1, fresh.append)
+        return fresh[0]
 
     def settled(self, a: Attempt, round_: int, kept: bool, gen: TaskGenerator) -> Settled:
         usage = usage_of(gen, self.folder.usage_before if self.folder else None)
