@@ -31,6 +31,7 @@ from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.progress import Progress
 from coworkenv.harness.trajectory import FILENAME, Trajectory, TrajectoryWriter, read_lines
 from coworkenv.servers.kit import Environment
+from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.taskfile import load_tasks, task_files
 from coworkenv.synth.providers import scrub
@@ -95,7 +96,7 @@ def _check_meta(out: Path, meta: dict[str, Any]) -> None:
                 f"{out} holds a run of agent {old.get('agent')!r}, not {meta['agent']!r}; use another --out folder"
             )
         meta = {**old, "trials": max(int(old.get("trials", 0)), meta["trials"]), "resumed_at": meta["created_at"]}
-    path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps(meta, indent=2) + "\n")
 
 
 def _backoff(attempt: int, options: RunOptions) -> float:

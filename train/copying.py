@@ -47,6 +47,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.synth.contract.validation.adversary_pools import strings_in
 
 SUMMARY = "coworkenv_copying.json"
@@ -142,7 +143,7 @@ def _save(model: Any, folder: Path, name: str, settings: dict[str, Any], result:
     path = folder / SUMMARY
     summary = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     summary[name] = {**settings, **asdict(result)}
-    path.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    write_atomic(path, json.dumps(summary, indent=2))
 
 
 def train_copying(

@@ -16,6 +16,8 @@ from typing import Any
 
 import click
 
+from coworkenv.servers.kit.atomic import write_atomic
+
 DEFAULT_TEACHER_MODEL = "claude-sonnet-4-5"
 
 
@@ -154,5 +156,5 @@ def pipeline_cmd(
         "demonstrations": rows,
         "seconds": round(time.perf_counter() - begun, 1),
     }
-    (out / "pipeline.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_atomic(out / "pipeline.json", json.dumps(summary, indent=2) + "\n")
     click.echo(f"\nDone in {summary['seconds']} s: tasks in {tasks}, runs in {runs}, chat data in {out / 'sft.jsonl'}")

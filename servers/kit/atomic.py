@@ -65,17 +65,18 @@ def fsync_folder(folder: Path) -> None:
 
 
 @contextmanager
-def atomic_open(path: str | Path) -> Iterator[IO[str]]:
-    """``with atomic_open(path) as f: f.write(...)``: ``path`` appears (or is replaced) with what was written,
-    UTF-8, only when the block ends without an error; otherwise it is left as it was."""
+def atomic_path(path: str | Path, mode: int | None = None) -> Iterator[Path]:
+    """``with atomic_path(path) as tmp: save(tmp)``: for writers that take a path (a library's save, a copy).
+    ``tmp`` is a hidden file beside ``path``; when the block ends without an error it is fsynced, given
+    ``mode`` (default: what ``open(path, "w")`` gives) and renamed onto ``path``; otherwise it is removed."""
     target = Path(path)
     fd, tmp = temp_beside(target)
+    os.close(fd)
     try:
-        os.fchmod(fd, _MODE)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            yield handle
-            handle.flush()
+        yield tmp
+        with tmp.open("rb+") as handle:
             os.fsync(handle.fileno())
+        tmp.chmod(_MODE if mode is None else mode)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -83,9 +84,17 @@ def atomic_open(path: str | Path) -> Iterator[IO[str]]:
     fsync_folder(target.parent)
 
 
-def write_atomic(path: str | Path, text: str) -> None:
+@contextmanager
+def atomic_open(path: str | Path, mode: int | None = None) -> Iterator[IO[str]]:
+    """``with atomic_open(path) as f: f.write(...)``: ``path`` appears (or is replaced) with what was written,
+    UTF-8, only when the block ends without an error; otherwise it is left as it was."""
+    with atomic_path(path, mode) as tmp, tmp.open("w", encoding="utf-8", newline="") as handle:
+        yield handle
+
+
+def write_atomic(path: str | Path, text: str, mode: int | None = None) -> None:
     """Write ``text`` (UTF-8) to ``path`` through :func:`atomic_open`: the old file or the new, never torn."""
-    with atomic_open(path) as handle:
+    with atomic_open(path, mode) as handle:
         handle.write(text)
 
 
@@ -170,6 +179,7 @@ __all__ = [
     "JsonLines",
     "append_line",
     "atomic_open",
+    "atomic_path",
     "fsync_folder",
     "read_json_lines",
     "remove_temp_files",

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.servers.kit.files import MAX_DEPTH, DocumentError, depth_exceeds, one_line, read_document
 from coworkenv.synth.contract.task import Task
 
@@ -228,9 +229,9 @@ def save_task(task: Task, path: str | Path) -> Path:
     p = Path(path)
     data = task_dict(task)
     if p.suffix in (".yaml", ".yml"):
-        p.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        write_atomic(p, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     elif p.suffix == ".json":
-        p.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_atomic(p, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         raise TaskFileError(str(p), "a single task is saved as .json, .yaml or .yml; use save_tasks for .jsonl")
     return p
@@ -240,7 +241,7 @@ def save_tasks(tasks: Iterable[Task], path: str | Path) -> Path:
     """Write tasks as JSON lines."""
     p = Path(path)
     lines = [json.dumps(task_dict(t), ensure_ascii=False, separators=(",", ":")) for t in tasks]
-    p.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    write_atomic(p, "".join(line + "\n" for line in lines))
     return p
 
 
