@@ -6,17 +6,23 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from click.testing import CliRunner, Result
 
 from coworkenv.synth.cli_synth import COMMANDS
-from coworkenv.synth.generate.synth_folder import JOURNAL, recover
+from coworkenv.synth.contract.diagnostics import Diagnostic
+from coworkenv.synth.generate.plan import Cell, coverage_plan, parse_plan
+from coworkenv.synth.generate.synth_folder import JOURNAL, SynthFolder, recover, run_options
 from coworkenv.synth.generate.synth_report import REPORT_FILE
+from coworkenv.synth.generate.synthesize import synthesize
+from tests.synth.test_synthesize import ONE_FAMILY, Outcome, ScriptedGenerator
 
 CLI = click.Group("coworkenv", commands={c.name: c for c in COMMANDS if c.name})
 SYNTH = [sys.executable, "-c", "from coworkenv.synth.cli_synth import synth_cmd; synth_cmd()"]
@@ -146,3 +152,43 @@ def test_a_swap_cut_between_its_two_renames_is_finished_or_undone_by_the_next_ru
     new.mkdir()  # an incomplete new set: the old one comes back
     recover(out)
     assert (out / "t.json").read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["tasks"]
+
+
+class CountingGenerator(ScriptedGenerator):
+    """The scripted generator (a failure, a repair, a duplicate, a slot given up: three rounds) that reports
+    what it spent in this process, as a real one does."""
+
+    def __init__(self, cell: Cell, seed: int) -> None:
+        super().__init__(cell, seed)
+        self.calls = 0
+
+    async def generate(self, cell: Cell, seed: int, feedback: list[Diagnostic] | None = None) -> Outcome:
+        self.calls += 1
+        return await super().generate(cell, seed, feedback)
+
+    def report(self) -> dict[str, Any]:
+        return {"requests": self.calls, "input_tokens": 100 * self.calls}
+
+
+def test_a_run_cut_after_any_journal_line_resumes_to_the_same_bytes_through_retries_and_duplicates(
+    tmp_path: Path,
+) -> None:
+    plan = parse_plan(ONE_FAMILY)
+    (cell,) = [c for c in coverage_plan(plan, 4, 0) if c.quota]
+    options = run_options(plan, 4, 0, "scripted", None, 3)
+
+    def run(folder: SynthFolder) -> None:
+        synthesize(plan, count=4, seed=0, generator=CountingGenerator(cell, 0), folder=folder)
+
+    whole = tmp_path / "whole"
+    run(SynthFolder(whole, options))
+    expected = snapshot(whole)
+    lines = expected[JOURNAL].decode().splitlines(keepends=True)
+    assert len(lines) == 1 + 4 + 3 + 1  # the options, then round 0 (4 slots), round 1 (3), round 2 (1)
+    for cut in range(1, len(lines) + 1):
+        out = tmp_path / f"cut-{cut}"
+        shutil.copytree(whole, out)
+        (out / REPORT_FILE).unlink()
+        (out / JOURNAL).write_text("".join(lines[:cut]))
+        run(SynthFolder(out, options, resume=True))
+        assert snapshot(out) == expected, f"cut after line {cut}"
