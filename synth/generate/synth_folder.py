@@ -2,9 +2,10 @@
 
 - Each accepted task is written as it is settled, through the kit's atomic writer (a temporary file in the same
   folder, fsync, rename); the report is written last the same way. A kill leaves only whole files.
-- ``.synth-journal.jsonl`` records the run: its first line holds the options that decide the output (plan,
-  count, seed, generator, model, rounds, version), then one line per settled slot attempt, appended whole
-  (write, flush, fsync) after the task file it names. ``--resume`` replays it: a slot whose file is whole (the
+- ``.synth.journal`` (JSON lines, but not named ``.jsonl``: the task loader reads those as tasks) records the
+  run: its first line holds the options that decide the output (plan, count, seed, generator, model, rounds,
+  version), then one line per settled slot attempt, appended whole (write, flush, fsync) after the task file it
+  names. ``--resume`` replays it: a slot whose file is whole (the
   SHA-256 the journal holds) is kept, a missing or changed file is made again, the rest is generated, and the
   output is byte for byte that of an uninterrupted run. Other options than the journal's are refused.
 - ``--overwrite`` of a folder that holds files generates into the sibling ``.NAME.synth-new`` and swaps it in
@@ -36,7 +37,7 @@ from coworkenv.synth.contract.diagnostics import Diagnostic
 from coworkenv.synth.generate.plan import CapabilityPlan
 from coworkenv.synth.generate.synth_report import REPORT_FILE
 
-JOURNAL = ".synth-journal.jsonl"
+JOURNAL = ".synth.journal"
 FORMAT = 1
 NEW, OLD = "synth-new", "synth-old"
 
