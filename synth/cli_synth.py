@@ -145,7 +145,7 @@ def synth_cmd(
             raise click.ClickException(f"synthesis stopped: {exc}") from exc
     seconds = time.perf_counter() - started
     click.echo(format_report(result.report, seconds, workers))
-    kept = f", {folder.replayed} kept from the interrupted run" if folder.replayed else ""
+    kept = f", {folder.replayed} kept from the earlier run" if folder.replayed else ""
     kept += f", {folder.remade} made again (missing or changed)" if folder.remade else ""
     click.echo(f"\n{len(result.tasks)} task file(s){kept} and {REPORT_FILE} in {out}")
     if result.report["unfilled"]:

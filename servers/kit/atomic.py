@@ -65,10 +65,12 @@ def fsync_folder(folder: Path) -> None:
 
 
 @contextmanager
-def atomic_path(path: str | Path, mode: int | None = None) -> Iterator[Path]:
+def atomic_path(path: str | Path, mode: int | None = None, sync_folder: bool = True) -> Iterator[Path]:
     """``with atomic_path(path) as tmp: save(tmp)``: for writers that take a path (a library's save, a copy).
     ``tmp`` is a hidden file beside ``path``; when the block ends without an error it is fsynced, given
-    ``mode`` (default: what ``open(path, "w")`` gives) and renamed onto ``path``; otherwise it is removed."""
+    ``mode`` (default: what ``open(path, "w")`` gives) and renamed onto ``path``; otherwise it is removed.
+    ``sync_folder=False`` leaves the folder's fsync (the rename's durability) to the caller, who writes many
+    files and syncs the folder once."""
     target = Path(path)
     fd, tmp = temp_beside(target)
     os.close(fd)
@@ -81,20 +83,21 @@ def atomic_path(path: str | Path, mode: int | None = None) -> Iterator[Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    fsync_folder(target.parent)
+    if sync_folder:
+        fsync_folder(target.parent)
 
 
 @contextmanager
-def atomic_open(path: str | Path, mode: int | None = None) -> Iterator[IO[str]]:
+def atomic_open(path: str | Path, mode: int | None = None, sync_folder: bool = True) -> Iterator[IO[str]]:
     """``with atomic_open(path) as f: f.write(...)``: ``path`` appears (or is replaced) with what was written,
     UTF-8, only when the block ends without an error; otherwise it is left as it was."""
-    with atomic_path(path, mode) as tmp, tmp.open("w", encoding="utf-8", newline="") as handle:
+    with atomic_path(path, mode, sync_folder) as tmp, tmp.open("w", encoding="utf-8", newline="") as handle:
         yield handle
 
 
-def write_atomic(path: str | Path, text: str, mode: int | None = None) -> None:
+def write_atomic(path: str | Path, text: str, mode: int | None = None, sync_folder: bool = True) -> None:
     """Write ``text`` (UTF-8) to ``path`` through :func:`atomic_open`: the old file or the new, never torn."""
-    with atomic_open(path, mode) as handle:
+    with atomic_open(path, mode, sync_folder) as handle:
         handle.write(text)
 
 

@@ -200,7 +200,9 @@ class SynthFolder:
 
     # ------------------------------------------------------------------------------------------ writing
     def write_task(self, task_id: str, text: str) -> None:
-        write_atomic(self.folder / f"{task_id}.json", text)
+        # the folder is fsynced once, at the end: a rename lost to a power cut is a missing file that the
+        # journal's hash sends to be made again, and a folder fsync per task costs as much as the file's own
+        write_atomic(self.folder / f"{task_id}.json", text, sync_folder=False)
 
     def record(self, entry: Settled, text: str | None) -> None:
         """A newly settled attempt: its task file first (when kept), then its journal line."""
@@ -222,6 +224,7 @@ class SynthFolder:
         for stale in self.folder.glob("*.json"):
             if stale.name not in keep:
                 stale.unlink()
+        fsync_folder(self.folder)
         with atomic_open(self.folder / REPORT_FILE) as handle:
             handle.write(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
         if self.swap:

@@ -76,7 +76,7 @@ def test_a_run_killed_midway_leaves_whole_files_and_resume_gives_the_bytes_of_an
     assert refused.exit_code == 1 and "add --resume to finish it" in refused.output
     resumed = synth("--out", killed, "-n", 10, "-s", 5, "--resume")
     assert resumed.exit_code == 0, resumed.output
-    assert "kept from the interrupted run" in resumed.output
+    assert "kept from the earlier run" in resumed.output
     assert snapshot(killed) == snapshot(whole)
 
 
@@ -90,7 +90,7 @@ def test_resume_makes_a_missing_or_changed_task_file_again_and_keeps_the_rest(tm
     (out / REPORT_FILE).unlink()
     resumed = synth("--out", out, "-n", 4, "-s", 2, "--resume")
     assert resumed.exit_code == 0, resumed.output
-    assert "2 kept from the interrupted run, 2 made again (missing or changed)" in resumed.output
+    assert "2 kept from the earlier run, 2 made again (missing or changed)" in resumed.output
     assert snapshot(out) == snapshot(whole)
 
 
