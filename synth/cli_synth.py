@@ -141,8 +141,14 @@ def synth_cmd(
                 model=model,
                 folder=folder,
             )
-        except (RuntimeError, ImportError) as exc:  # no API key, a missing extra: nothing a retry fixes
+        except (RuntimeError, ImportError, FolderError) as exc:  # no API key, a missing extra: nothing a retry fixes
             raise click.ClickException(f"synthesis stopped: {exc}") from exc
+        except OSError as exc:  # a full disk, a folder taken away: what was written is whole and journaled
+            again = "the same command again" if folder.swap else "the same command with --resume to finish"
+            raise click.ClickException(
+                f"synthesis stopped: cannot write into {folder.folder}: {exc.strerror or exc}; fix that, then run "
+                f"{again} (nothing written so far is torn)"
+            ) from exc
     seconds = time.perf_counter() - started
     click.echo(format_report(result.report, seconds, workers))
     kept = f", {folder.replayed} kept from the earlier run" if folder.replayed else ""

@@ -87,7 +87,7 @@ def run_options(
     return {
         "plan": plan.name,
         "plan_sha256": digest(plan_json),
-        "count": count,
+        "count": plan.count if count is None else count,
         "seed": seed,
         "generator": generator,
         "model": model,
@@ -166,6 +166,7 @@ class SynthFolder:
         if head.get("options") != self.options:
             raise FolderError(f"{self.out} was made with {_differences(head.get('options'), self.options)}")
         remove_temp_files(self.out)
+        (self.out / REPORT_FILE).unlink(missing_ok=True)  # the report marks a complete run: it comes back last
         try:
             entries = [(text, Settled.from_json(value)) for _, text, value in found.lines[1:]]
         except (TypeError, KeyError, ValueError) as exc:
@@ -191,9 +192,15 @@ class SynthFolder:
             return None
         return text if digest(text) == entry.sha256 else None
 
-    def consume(self, remade: bool = False) -> None:
-        """The recorded head is replayed as it is (its task file ``remade`` when it was missing or changed)."""
+    def consume(self, kept: bool, remade: bool = False) -> None:
+        """The recorded head was replayed (its task file ``remade`` when it was missing or changed) and the run
+        ``kept`` its task or not, as the journal says it did."""
         text, entry = self._queue.popleft()
+        if kept != entry.kept:
+            raise FolderError(
+                f"{self.out / JOURNAL} does not match this run (slot {entry.slot} of round {entry.round} was "
+                f"{'' if entry.kept else 'not '}kept); start again with --overwrite"
+            )
         self._kept_lines.append(text + "\n")
         self.replayed += entry.kept and not remade
         self.remade += remade

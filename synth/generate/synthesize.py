@@ -257,10 +257,9 @@ class _Run:
                     break
                 text = made.text
                 folder.write_task(made.task_id, made.text or "")
-            folder.consume(remade)
             a = Attempt(entry.slot, text, entry.repairs, entry.rejected, entry.reason, entry.detail)
             a.feedback, a.task_id, a.key = entry.diagnostics(), entry.task_id, entry.key
-            self.admit(a, last)
+            folder.consume(self.admit(a, last), remade)
         return jobs[n:]
 
     @staticmethod

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import pytest
 from click.testing import CliRunner, Result
 
 from coworkenv.synth.cli_synth import COMMANDS
@@ -123,6 +124,38 @@ def test_a_torn_journal_line_is_dropped_with_a_warning_and_the_run_still_finishe
     assert resumed.exit_code == 0, resumed.output
     assert "dropped a torn last line (line 3, 40 bytes)" in resumed.output
     assert snapshot(out) == snapshot(whole)
+
+
+def test_a_full_disk_stops_the_run_in_one_line_and_resume_finishes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole, out = tmp_path / "whole", tmp_path / "out"
+    assert synth("--out", whole, "-n", 4, "-s", 6).exit_code == 0
+    real, written = SynthFolder.write_task, []
+
+    def fills_up(self: SynthFolder, task_id: str, text: str) -> None:
+        if len(written) == 2:
+            raise OSError(28, "No space left on device")
+        written.append(task_id)
+        real(self, task_id, text)
+
+    monkeypatch.setattr(SynthFolder, "write_task", fills_up)
+    stopped = synth("--out", out, "-n", 4, "-s", 6)
+    assert stopped.exit_code == 1 and stopped.output.count("\n") == 1
+    assert "No space left on device" in stopped.output and "with --resume to finish" in stopped.output
+    assert task_count(out) == 2
+    monkeypatch.undo()
+    assert synth("--out", out, "-n", 4, "-s", 6, "--resume").exit_code == 0
+    assert snapshot(out) == snapshot(whole)
+
+
+def test_a_journal_that_does_not_match_the_run_is_refused_in_one_line(tmp_path: Path) -> None:
+    assert synth("--out", tmp_path, "-n", 2, "-s", 1).exit_code == 0
+    journal = tmp_path / JOURNAL
+    journal.write_text(journal.read_text().replace('"kept": true', '"kept": false', 1))
+    refused = synth("--out", tmp_path, "-n", 2, "-s", 1, "--resume")
+    assert refused.exit_code == 1 and refused.output.count("\n") == 1
+    assert "does not match this run (slot 0 of round 0 was not kept)" in refused.output
 
 
 def test_a_kill_during_overwrite_leaves_the_old_set_whole_and_the_next_run_cleans_up(tmp_path: Path) -> None:
