@@ -64,16 +64,21 @@ def test_only_the_temporary_files_of_writers_that_are_gone_are_removed(tmp_path:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, other.name])
 
 
-def test_a_reset_removes_the_temporary_database_a_killed_reset_left(tmp_path: Path) -> None:
-    service = get_service("tickets")
+def test_serve_reset_removes_the_temporary_database_a_killed_reset_left(tmp_path: Path) -> None:
     db = tmp_path / "tickets.db"
-    ServiceState.open(service, {}, path=db).close()
+    ServiceState.open(get_service("tickets"), {}, path=db).close()
     left = tmp_path / f".tickets.db.{dead_pid()}.k1ll3d00.tmp"
-    running = tmp_path / f".tickets.db.{os.getpid()}.running0.tmp"
+    running = tmp_path / f".tickets.db.{os.getpid()}.running0.tmp"  # another reset, still at work
     for path in (left, Path(f"{left}-wal"), Path(f"{left}-shm"), running):
         path.write_bytes(b"\0" * 4096)
-    ServiceState.open(service, {}, path=db, reset=True).close()
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([db.name, running.name])
+    seed = Path(__file__).parents[2] / "servers" / "examples" / "tickets.json"
+    serve = [sys.executable, "-m", "coworkenv.servers", "serve", "tickets", "--db", str(db), "--reset", "--seed"]
+    done = subprocess.run([*serve, str(seed)], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm"))) == sorted(
+        [db.name, running.name]
+    )
+    assert not Path(f"{left}-wal").exists() and not Path(f"{left}-shm").exists()
 
 
 def test_a_torn_last_json_line_is_counted_and_a_torn_middle_line_is_an_error(tmp_path: Path) -> None:
