@@ -196,7 +196,7 @@ def synthesize(
             pending, run.pending = run.pending, []
     finally:
         if pool is not None:
-            pool.shutdown()
+            pool.shutdown(cancel_futures=True)  # after a failure, the jobs not started are dropped
         if folder is not None:
             folder.close()
     tasks = [run.accepted[k] for k in sorted(run.accepted)]
