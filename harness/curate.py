@@ -25,7 +25,8 @@ from pathlib import Path
 from statistics import mean
 from typing import Any, Literal
 
-from coworkenv.harness.trajectory import Trajectory, TrajectoryWriter
+from coworkenv.harness.trajectory import Trajectory, to_line
+from coworkenv.servers.kit.atomic import atomic_open, write_atomic
 
 Group = Literal["lowest", "middle", "always"]
 REPORT_FILE = "curation.json"
@@ -144,13 +145,11 @@ def write_curation(records: Sequence[Trajectory], out: str | Path, params: Curat
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "trajectories.jsonl"
-    target.unlink(missing_ok=True)
     result = curate(records, params)
-    with TrajectoryWriter(target) as writer:
-        for r in result.kept:
-            writer.write(r)
+    with atomic_open(target) as handle:  # a kill leaves the old curated set or the new one, never a part
+        handle.writelines(to_line(r) + "\n" for r in result.kept)
     report = result.report(params, len(records))
-    (folder / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    write_atomic(folder / REPORT_FILE, json.dumps(report, indent=2) + "\n")
     return report
 
 

@@ -39,6 +39,7 @@ from coworkenv.harness.export_recoveries import chosen, with_recovery
 from coworkenv.harness.messages import Message
 from coworkenv.harness.tools import openai_tools, tool_views
 from coworkenv.harness.trajectory import Trajectory, read_trajectories, scrub_env_values, trajectory_path
+from coworkenv.servers.kit.atomic import atomic_open, write_atomic
 from coworkenv.synth.contract.task import Task
 
 RULES = (
@@ -316,7 +317,7 @@ def export(
     rows, dropped = export_records(records, params, load_tasks_by_id(found) if found else None)
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("w", encoding="utf-8") as f:
+    with atomic_open(target) as f:  # a kill leaves the old export or the new one, never a part
         for row in rows:
             f.write(scrub_env_values(json.dumps(row, ensure_ascii=False)) + "\n")
     lengths = token_lengths(rows, params.max_length, params.tokenizer)
@@ -331,5 +332,5 @@ def export(
         recoveries or None,
     )
     meta = {**asdict(report), "out": str(target), "params": asdict(params)}
-    target.with_suffix(target.suffix + ".report.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    write_atomic(target.with_suffix(target.suffix + ".report.json"), json.dumps(meta, indent=2) + "\n")
     return report

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.harness.filenames import NAME_BYTES, cut_bytes
+from coworkenv.servers.kit.atomic import atomic_path, write_atomic
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.taskfile import save_task
 
@@ -197,15 +198,14 @@ def write_task(
     spec = install or default_install()
     wheel = Path(spec) if spec.endswith(".whl") and Path(spec).is_file() else None
     if wheel is not None:
-        shutil.copy2(wheel, env / wheel.name)
-    (folder / "instruction.md").write_text(instruction(task), encoding="utf-8")
-    (folder / "task.toml").write_text(task_toml(task, agent_timeout_s, verifier_timeout_s), encoding="utf-8")
-    (env / "Dockerfile").write_text(dockerfile(spec, wheel.name if wheel else None), encoding="utf-8")
+        with atomic_path(env / wheel.name) as tmp:
+            shutil.copy2(wheel, tmp)
+    write_atomic(folder / "instruction.md", instruction(task))
+    write_atomic(folder / "task.toml", task_toml(task, agent_timeout_s, verifier_timeout_s))
+    write_atomic(env / "Dockerfile", dockerfile(spec, wheel.name if wheel else None))
     save_task(task, env / "task.json")
     save_task(task, tests / "task.json")
-    test_sh = tests / "test.sh"
-    test_sh.write_text(TEST_SH, encoding="utf-8")
-    test_sh.chmod(0o755)
+    write_atomic(tests / "test.sh", TEST_SH, mode=0o755)
     return folder
 
 

@@ -21,6 +21,7 @@ from coworkenv.harness.filenames import fit_name
 from coworkenv.harness.messages import Message
 from coworkenv.harness.report_data import Run, load_runs
 from coworkenv.harness.trajectory import Trajectory
+from coworkenv.servers.kit.atomic import atomic_path
 
 SCORER = "coworkenv"
 INSTALL = "pip install 'coworkenv[export]' (Inspect AI)"
@@ -182,6 +183,7 @@ def export_inspect(sources: list[Path], out: Path) -> list[Path]:
             continue
         name = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in run.label)
         path = out / fit_name(name, f"{i:02d}-", ".eval")
-        log.write_eval_log(eval_log(run, _created(run.path)), path, format="eval")
+        with atomic_path(path) as tmp:  # a kill leaves no half-written log
+            log.write_eval_log(eval_log(run, _created(run.path)), tmp, format="eval")
         written.append(path)
     return written

@@ -16,6 +16,7 @@ from pathlib import Path
 from coworkenv.harness.report_data import CHUNK, load_runs, pack_runs
 from coworkenv.harness.report_html import page
 from coworkenv.harness.report_svg import plots
+from coworkenv.servers.kit.atomic import write_atomic
 
 
 @dataclass
@@ -43,7 +44,7 @@ def build_report(sources: list[Path], out: Path, title: str | None = None, chunk
     name = title or "coworkenv report: " + ", ".join(s.name or str(s) for s in sources)
     html = page(runs, packed, plots(runs), name)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(html, encoding="utf-8")
+    write_atomic(out, html)
     return ReportInfo(
         out,
         out.stat().st_size,

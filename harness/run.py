@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -30,6 +31,7 @@ from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.progress import Progress
 from coworkenv.harness.trajectory import FILENAME, Trajectory, TrajectoryWriter, read_lines
 from coworkenv.servers.kit import Environment
+from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.taskfile import load_tasks, task_files
 from coworkenv.synth.providers import scrub
@@ -94,7 +96,7 @@ def _check_meta(out: Path, meta: dict[str, Any]) -> None:
                 f"{out} holds a run of agent {old.get('agent')!r}, not {meta['agent']!r}; use another --out folder"
             )
         meta = {**old, "trials": max(int(old.get("trials", 0)), meta["trials"]), "resumed_at": meta["created_at"]}
-    path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps(meta, indent=2) + "\n")
 
 
 def _backoff(attempt: int, options: RunOptions) -> float:
@@ -239,6 +241,8 @@ class Runner:
 
         try:
             with TrajectoryWriter(self.out) as writer:
+                if writer.dropped:
+                    print(f"warning: {writer.dropped}", file=sys.stderr)
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(workers)
                     await _write_all(receive, writer, progress, statuses)

@@ -26,6 +26,7 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from coworkenv.harness.messages import Message, Usage
+from coworkenv.servers.kit.atomic import append_line, read_json_lines
 from coworkenv.synth.contract.grader import Grade
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.providers import redact_url_credentials, scrub
@@ -166,28 +167,8 @@ def read_lines(path: Path) -> tuple[list[Trajectory], int]:
     A last line that is cut short (no newline, or not JSON: a crash mid-write) is left out; a bad line
     anywhere else is an error naming it.
     """
-    if not path.exists():
-        return [], 0
-    data = path.read_bytes()
-    records: list[Trajectory] = []
-    good = 0
-    for number, raw in enumerate(data.splitlines(keepends=True), start=1):
-        complete = raw.endswith(b"\n")
-        text = raw.decode("utf-8", errors="replace").strip()
-        if not text:
-            good += len(raw) if complete else 0
-            continue
-        try:
-            json.loads(text)
-        except json.JSONDecodeError:
-            if good + len(raw) >= len(data):  # the torn last line of a crash
-                break
-            raise ValueError(f"{path}:{number}: not valid JSON (only the last line may be torn)") from None
-        if not complete:
-            break
-        records.append(_parse(text, f"{path}:{number}"))
-        good += len(raw)
-    return records, good
+    found = read_json_lines(path)
+    return [_parse(text, f"{path}:{number}") for number, text, _ in found.lines], found.good
 
 
 def read_trajectories(path: str | Path, latest: bool = True) -> list[Trajectory]:
@@ -313,24 +294,25 @@ def scrub_error(text: str, limit: int = 2000) -> str:
 class TrajectoryWriter:
     """Appends records durably (write, flush, fsync per line). Use one writer per file.
 
-    Opening it repairs a torn last line left by a crash, so appending continues after the last whole record.
+    Opening it repairs a torn last line left by a crash, so appending continues after the last whole record;
+    ``dropped`` then says what was cut (one line, for a warning), and is "" otherwise.
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = trajectory_path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        _, good = read_lines(self.path)
-        if self.path.exists() and self.path.stat().st_size != good:
+        found = read_json_lines(self.path)
+        self.dropped = found.torn_note(self.path)
+        if found.torn:
             with self.path.open("r+b") as f:
-                f.truncate(good)
+                f.truncate(found.good)
+                os.fsync(f.fileno())
         self._file: IO[str] | None = self.path.open("a", encoding="utf-8")
 
     def write(self, record: Trajectory) -> None:
         if self._file is None:
             raise RuntimeError(f"the writer of {self.path} is closed")
-        self._file.write(to_line(record) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        append_line(self._file, to_line(record))
 
     def close(self) -> None:
         if self._file is not None:

@@ -20,6 +20,7 @@ import click
 from mcp import Client, StdioServerParameters
 
 from coworkenv.servers.kit import Environment, EnvironmentConfigError, ServiceState, format_time, parse_time
+from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.servers.mcp_config import mcp_config
 from coworkenv.servers.registry import SERVICES, get_service
 
@@ -118,7 +119,7 @@ def demo_cmd(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
         Environment.create(example_seeds(), now=NOW, db_dir=out).close()
-        (out / ".mcp.json").write_text(json.dumps(config, indent=2) + "\n")
+        write_atomic(out / ".mcp.json", json.dumps(config, indent=2) + "\n")
     except (OSError, EnvironmentConfigError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise click.ClickException(f"cannot write the demo into {out}: {reason}; pass --out a writable folder") from exc

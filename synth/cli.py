@@ -14,6 +14,7 @@ import anyio
 import click
 
 from coworkenv.servers.kit import AuditRow, EnvironmentConfigError, SeedError, ServiceState
+from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.servers.mcp_config import mcp_config
 from coworkenv.synth.contract.grader import PASS_THRESHOLD, grade
 from coworkenv.synth.contract.library import example_ids, load_example
@@ -131,7 +132,7 @@ def validate_cmd(
     if json_file is not None:
         data = [_report_json(r) for r in reports]
         try:
-            json_file.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            write_atomic(json_file, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         except OSError as exc:
             raise click.ClickException(f"cannot write --json {json_file}: {exc.strerror or exc}") from exc
         click.echo(f"diagnostics written to {json_file}")
@@ -162,8 +163,8 @@ def workspace_cmd(task_ref: str, directory: Path, task_id: str | None) -> None:
     except (SeedError, EnvironmentConfigError) as exc:
         raise click.ClickException(str(exc)) from exc
     config = mcp_config(directory.resolve(), list(task.services))
-    (directory / ".mcp.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-    (directory / "REQUEST.md").write_text(request_markdown(task), encoding="utf-8")
+    write_atomic(directory / ".mcp.json", json.dumps(config, indent=2) + "\n")
+    write_atomic(directory / "REQUEST.md", request_markdown(task))
     click.echo(
         f"workspace for {task.id} in {directory}: {', '.join(f'{s}.db' for s in task.services)}, .mcp.json, REQUEST.md"
     )

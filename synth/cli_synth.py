@@ -17,7 +17,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressC
 from coworkenv.servers.cli import make_folder
 from coworkenv.synth.generate.generator import GENERATORS, make_generator
 from coworkenv.synth.generate.plan import CapabilityPlan, PlanError, coverage_plan, format_coverage, load_plan
-from coworkenv.synth.generate.synthesize import REPORT_FILE, format_report, synthesize, write_output
+from coworkenv.synth.generate.synth_folder import JOURNAL, FolderError, SynthFolder, run_options
+from coworkenv.synth.generate.synth_report import REPORT_FILE, format_report
+from coworkenv.synth.generate.synthesize import synthesize
 
 
 def _plan(ref: str | None) -> CapabilityPlan:
@@ -56,7 +58,7 @@ def plan_cmd(plan: str | None, count: int | None, seed: int, as_json: bool, show
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("synth_tasks"),
     show_default=True,
-    help="Folder for the task files and synthesis_report.json (empty or new).",
+    help=f"Folder for the task files, synthesis_report.json and the run's {JOURNAL} (empty or new).",
 )
 @click.option("--generator", type=click.Choice(GENERATORS), default="procedural", show_default=True)
 @click.option(
@@ -81,7 +83,14 @@ def plan_cmd(plan: str | None, count: int | None, seed: int, as_json: bool, show
     help="Processes for the procedural generator; requests in flight for the LLM one.",
 )
 @click.option("--max-rounds", type=click.IntRange(min=1), default=3, show_default=True, help="Tries per task slot.")
-@click.option("--overwrite", is_flag=True, help="Replace the task files of a folder that is not empty.")
+@click.option(
+    "--overwrite", is_flag=True, help="Replace the tasks of a folder that is not empty, once the new set is complete."
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Finish an interrupted run in --out: keep its whole task files, make the rest (same options needed).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def synth_cmd(
     plan_ref: str | None,
@@ -94,13 +103,12 @@ def synth_cmd(
     workers: int,
     max_rounds: int,
     overwrite: bool,
+    resume: bool,
     quiet: bool,
 ) -> None:
     """Synthesize validated tasks from a capability plan: one JSON file per task plus synthesis_report.json,
     and a table of what was made (accepted, rejected by reason, repaired, duplicates, coverage, cost)."""
     cap_plan = _plan(plan_ref)
-    if out.exists() and any(out.iterdir()) and not overwrite:
-        raise click.ClickException(f"{out} is not empty; give an empty or new folder, or --overwrite")
     try:
         if base_url and generator != "llm":
             raise click.UsageError("--base-url is for --generator llm")
@@ -108,6 +116,13 @@ def synth_cmd(
     except RuntimeError as exc:  # GeneratorUnavailable (not installed), or a model spec that names no model
         raise click.ClickException(str(exc)) from exc
     make_folder(out, "--out")  # before any work: a folder that cannot be made is said now, not after synthesis
+    options = run_options(cap_plan, count, seed, generator, model, max_rounds)
+    try:
+        folder = SynthFolder(out, options, resume=resume, overwrite=overwrite)
+    except (FolderError, OSError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if folder.dropped:
+        click.echo(f"warning: {folder.dropped}", err=True)
     total = sum(c.quota for c in coverage_plan(cap_plan, count, seed))
     started = time.perf_counter()
     console = Console(file=sys.stderr, highlight=False, quiet=quiet)
@@ -124,13 +139,21 @@ def synth_cmd(
                 max_rounds=max_rounds,
                 progress=lambda n: bar.advance(slots, n),
                 model=model,
+                folder=folder,
             )
-        except (RuntimeError, ImportError) as exc:  # no API key, a missing extra: nothing a retry fixes
+        except (RuntimeError, ImportError, FolderError) as exc:  # no API key, a missing extra: nothing a retry fixes
             raise click.ClickException(f"synthesis stopped: {exc}") from exc
+        except OSError as exc:  # a full disk, a folder taken away: what was written is whole and journaled
+            again = "the same command again" if folder.swap else "the same command with --resume to finish"
+            raise click.ClickException(
+                f"synthesis stopped: cannot write into {folder.folder}: {exc.strerror or exc}; fix that, then run "
+                f"{again} (nothing written so far is torn)"
+            ) from exc
     seconds = time.perf_counter() - started
-    report_path = write_output(result, out, overwrite=overwrite)
     click.echo(format_report(result.report, seconds, workers))
-    click.echo(f"\n{len(result.tasks)} task file(s) and {REPORT_FILE} written to {out} ({report_path.name})")
+    kept = f", {folder.replayed} kept from the earlier run" if folder.replayed else ""
+    kept += f", {folder.remade} made again (missing or changed)" if folder.remade else ""
+    click.echo(f"\n{len(result.tasks)} task file(s){kept} and {REPORT_FILE} in {out}")
     if result.report["unfilled"]:
         sys.exit(1)
 

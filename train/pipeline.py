@@ -18,6 +18,8 @@ from typing import Any
 
 import click
 
+from coworkenv.servers.kit.atomic import write_atomic
+
 DEFAULT_TEACHER_MODEL = "claude-sonnet-4-5"
 
 
@@ -166,5 +168,5 @@ def pipeline_cmd(
         "seconds": round(time.perf_counter() - begun, 1),
         "learning": learning.as_json() if learning else None,
     }
-    (out / "pipeline.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_atomic(out / "pipeline.json", json.dumps(summary, indent=2) + "\n")
     click.echo(f"\nDone in {summary['seconds']} s: tasks in {tasks}, runs in {runs}, chat data in {out / 'sft.jsonl'}")

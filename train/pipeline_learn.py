@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from coworkenv.servers.kit.atomic import write_atomic
+
 HELD_OUT_SHARE = 5  # one task in five
 LEARNING_BENCH = "python bench/learning/bench_learn.py"
 
@@ -37,7 +39,7 @@ def split_rows(path: Path, held_ids: set[str]) -> tuple[list[str], list[str]]:
 
 
 def _write_rows(path: Path, lines: list[str]) -> Path:
-    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    write_atomic(path, "".join(f"{line}\n" for line in lines))
     return path
 
 

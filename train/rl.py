@@ -26,6 +26,7 @@ import anyio
 
 from coworkenv.harness.agents.base import ModelAgent
 from coworkenv.harness.episode import EpisodeConfig
+from coworkenv.servers.kit.atomic import append_line, write_atomic
 from coworkenv.synth.contract.task import Task
 from coworkenv.train.advantages import (
     Step,
@@ -221,12 +222,11 @@ def run_rl(options: RLOptions, inner: InnerFactory | None = None) -> list[dict[s
                 batch = rng.sample(tasks, min(options.tasks_per_step, len(tasks)))
                 metrics = {"step": step, **anyio.run(rl_step, model, optimizer, batch, rollouts, options)}
                 history.append(metrics)
-                log.write(json.dumps(metrics) + "\n")
-                log.flush()
+                append_line(log, json.dumps(metrics))
     finally:
         rollouts.close()
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     summary = {"options": asdict(options), "tasks": len(tasks), "steps": history}
-    (out / "coworkenv_rl.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    write_atomic(out / "coworkenv_rl.json", json.dumps(summary, indent=2))
     return history

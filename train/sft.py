@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.harness.agents.hf_agent import template_of
+from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.train.data import has_tool_calls, read_chat_jsonl, to_dataset
 from coworkenv.train.options import OptionsError, SFTOptions
 
@@ -299,5 +300,5 @@ def run_sft(options: SFTOptions, callbacks: Sequence[Any] = ()) -> SFTResult:
         "eval_losses": result.eval_losses,
         "resumed_from": str(checkpoint) if checkpoint else None,
     }
-    (out / "coworkenv_sft.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    write_atomic(out / "coworkenv_sft.json", json.dumps(summary, indent=2))
     return result

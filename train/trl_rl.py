@@ -15,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.synth.contract.task import Task
 from coworkenv.train.options import OptionsError, RLOptions
 
@@ -197,5 +198,5 @@ def run_trl_rl(options: RLOptions, trainer_cls: type | None = None, **config_ove
         "groups": dict(trainer.group_stats),
         "log_history": trainer.state.log_history,
     }
-    (out / "coworkenv_rl.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
+    write_atomic(out / "coworkenv_rl.json", json.dumps(summary, indent=2, default=str))
     return list(trainer.state.log_history)

@@ -12,7 +12,6 @@ import gc
 import json
 import os
 import sqlite3
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from coworkenv.servers.kit import atomic
 from coworkenv.servers.kit.errors import EnvironmentConfigError
 
 MAX_DEPTH = 64
@@ -165,18 +165,30 @@ def is_empty_file(path: Path) -> bool:
 def new_temp_beside(path: Path) -> Path:
     """A fresh empty file in ``path``'s folder (so a rename onto ``path`` is atomic)."""
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, name = atomic.temp_beside(path)
     except OSError as exc:
         raise EnvironmentConfigError(
             f"cannot create the database {path}: {exc.strerror or exc}; pass --db a file in a writable folder"
         ) from exc
     os.close(fd)
-    return Path(name)
+    return name
+
+
+DATABASE_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+def remove_dead_temps(path: Path) -> list[Path]:
+    """Remove the temporary databases (and their WAL companions) that a killed build of ``path`` left
+    beside it; those of a build still running in another process are left alone."""
+    try:
+        return atomic.remove_temp_files(path.parent, path.name, DATABASE_COMPANIONS)
+    except OSError:  # a folder we cannot list or clean: the build itself will say what is wrong
+        return []
 
 
 def remove_database(path: Path) -> None:
     """Delete a database file and its WAL companions (missing ones are fine)."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    for suffix in ("", *DATABASE_COMPANIONS):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
@@ -196,6 +208,7 @@ def checkpoint_and_drop_wal(path: Path) -> None:
 
 
 __all__ = [
+    "DATABASE_COMPANIONS",
     "MAX_DEPTH",
     "DocumentError",
     "check_database_file",
@@ -207,5 +220,6 @@ __all__ = [
     "one_line",
     "read_document",
     "remove_database",
+    "remove_dead_temps",
     "yaml_problem",
 ]

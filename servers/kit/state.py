@@ -153,7 +153,9 @@ class ServiceState(Dispatcher, Marks):
     @classmethod
     def _build_file(cls, service: Service, seed: Seed, now: str | datetime | None, path: Path, replace: bool) -> bool:
         """Build the database in a temporary file beside ``path`` and move it there; False when another
-        process created ``path`` first (and ``replace`` is off)."""
+        process created ``path`` first (and ``replace`` is off). What an earlier, killed build left beside
+        ``path`` is removed first."""
+        files.remove_dead_temps(path)
         tmp = files.new_temp_beside(path)
         try:
             conn = connection.connect(tmp)

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.servers.kit.files import MAX_DEPTH, DocumentError, depth_exceeds, gc_paused, one_line, read_document
 from coworkenv.synth.contract.task import Task
 
@@ -230,9 +231,9 @@ def save_task(task: Task, path: str | Path) -> Path:
     p = Path(path)
     data = task_dict(task)
     if p.suffix in (".yaml", ".yml"):
-        p.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        write_atomic(p, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     elif p.suffix == ".json":
-        p.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_atomic(p, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         raise TaskFileError(str(p), "a single task is saved as .json, .yaml or .yml; use save_tasks for .jsonl")
     return p
@@ -242,17 +243,25 @@ def save_tasks(tasks: Iterable[Task], path: str | Path) -> Path:
     """Write tasks as JSON lines."""
     p = Path(path)
     lines = [json.dumps(task_dict(t), ensure_ascii=False, separators=(",", ":")) for t in tasks]
-    p.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    write_atomic(p, "".join(line + "\n" for line in lines))
     return p
 
 
 def task_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Files as given, folders expanded (recursively) to their task files, sorted."""
+    """Files as given, folders expanded (recursively) to their task files, sorted. Hidden files and folders
+    (a workspace's ``.mcp.json``, a writer's ``.NAME.tmp``) are never tasks."""
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            out += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in SUFFIXES and f.name not in NOT_TASKS)
+            out += sorted(
+                f
+                for f in p.rglob("*")
+                if f.is_file()
+                and f.suffix in SUFFIXES
+                and f.name not in NOT_TASKS
+                and not any(part.startswith(".") for part in f.relative_to(p).parts)
+            )
         else:
             out.append(p)
     return out

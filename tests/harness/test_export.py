@@ -109,3 +109,24 @@ def test_rows_with_different_argument_shapes_load_together(tmp_path: Path) -> No
 def test_a_missing_source_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="run folder"):
         export([tmp_path / "nothing"], tmp_path / "out.jsonl")
+
+
+def test_an_export_that_fails_midway_leaves_the_earlier_export_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source, out = crafted(tmp_path), tmp_path / "sft.jsonl"
+    export([source], out)
+    before = out.read_bytes()
+    calls = []
+
+    def scrub_then_fail(text: str) -> str:
+        calls.append(text)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return text
+
+    monkeypatch.setattr("coworkenv.harness.export.scrub_env_values", scrub_then_fail)
+    with pytest.raises(OSError, match="No space left"):
+        export([source], out)
+    assert out.read_bytes() == before and len(calls) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sft.jsonl", "sft.jsonl.report.json", "trajectories.jsonl"]

@@ -47,7 +47,9 @@ async def test_a_run_writes_every_task_and_trial_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_a_run_cancelled_halfway_and_started_again_finishes_each_pair_exactly_once(tmp_path: Path) -> None:
+async def test_a_run_cancelled_halfway_and_started_again_finishes_each_pair_exactly_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     class CrashingReplay(ReplayAgent):
         """Replays, but the whole run is cancelled (like a kill) when the 7th episode starts."""
 
@@ -68,7 +70,7 @@ async def test_a_run_cancelled_halfway_and_started_again_finishes_each_pair_exac
             await run_tasks(TASKS, CrashingReplay(scope), tmp_path, agent_spec="replay", options=options)
     partial = keys(tmp_path)
     assert 0 < len(partial) < 3 * len(TASKS)
-    # a crash mid-write leaves a torn last line; the resumed run drops it
+    # a crash mid-write leaves a torn last line; the resumed run drops it and says so
     with (tmp_path / FILENAME).open("a") as f:
         f.write('{"format": "coworkenv.trajectory/1", "task_id": "tick')
     with anyio.fail_after(60):
@@ -77,6 +79,8 @@ async def test_a_run_cancelled_halfway_and_started_again_finishes_each_pair_exac
     assert len(counts) == 3 * len(TASKS) and set(counts.values()) == {1}
     assert report.skipped == len(partial)
     assert (tmp_path / FILENAME).read_text().endswith("}\n")
+    warned = capsys.readouterr().err
+    assert "warning: " in warned and f"dropped a torn last line (line {len(partial) + 1}, 53 bytes)" in warned
 
 
 @pytest.mark.anyio

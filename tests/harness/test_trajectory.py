@@ -23,8 +23,13 @@ def test_a_torn_last_line_is_ignored_when_read_and_cut_when_appending(tmp_path: 
     records, size = read_lines(path)
     assert [r.task_id for r in records] == ["a", "b"] and size == good
     with TrajectoryWriter(path) as w:
+        assert w.dropped == f"{path}: dropped a torn last line (line 3, 24 bytes) that an interrupted writer left; " + (
+            "the records before it are kept"
+        )
         w.write(record("c"))
     assert [r.task_id for r in read_trajectories(path)] == ["a", "b", "c"]
+    with TrajectoryWriter(path) as w:  # a whole file: nothing to say
+        assert w.dropped == ""
 
 
 def test_a_bad_line_in_the_middle_is_an_error_naming_it(tmp_path: Path) -> None:

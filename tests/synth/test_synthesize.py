@@ -21,7 +21,9 @@ from coworkenv.synth.contract.validation.validate import validate_paths
 from coworkenv.synth.generate.generator import GeneratorUnavailable, TaskGenerator, make_generator
 from coworkenv.synth.generate.plan import Cell, coverage_plan, load_plan, parse_plan
 from coworkenv.synth.generate.procedural import ProceduralGenerator, build_task, derive_seed
-from coworkenv.synth.generate.synthesize import REPORT_FILE, SynthesisResult, synthesize, write_output
+from coworkenv.synth.generate.synth_folder import FolderError, SynthFolder, run_options
+from coworkenv.synth.generate.synth_report import REPORT_FILE
+from coworkenv.synth.generate.synthesize import SynthesisResult, synthesize
 
 CLI = click.Group("coworkenv", commands={c.name: c for c in COMMANDS if c.name})
 ONE_FAMILY = {
@@ -38,6 +40,12 @@ def invoke(*args: str) -> Result:
     return CliRunner().invoke(CLI, [str(a) for a in args])
 
 
+def synth_into(folder: Path, count: int, seed: int, **kw: Any) -> SynthesisResult:
+    """A run of the default plan that writes into ``folder`` (as ``coworkenv synth`` does)."""
+    options = run_options(load_plan(), count, seed, "procedural", None, 3)
+    return synthesize(load_plan(), count=count, seed=seed, folder=SynthFolder(folder, options), **kw)
+
+
 def task_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.json") if p.name != REPORT_FILE)
 
@@ -48,8 +56,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 # ---------------------------------------------------------------------------------------------- procedural runs
 def test_a_run_makes_the_requested_number_of_tasks_and_every_file_validates(tmp_path: Path) -> None:
-    result = synthesize(load_plan(), count=6, seed=4)
-    write_output(result, tmp_path)
+    result = synth_into(tmp_path, 6, 4)
     files = task_files(tmp_path)
     assert len(files) == 6 and result.report["accepted"] == 6 and result.report["unfilled"] == 0
     reports = anyio.run(validate_paths, files)
@@ -60,14 +67,10 @@ def test_a_run_makes_the_requested_number_of_tasks_and_every_file_validates(tmp_
 
 
 def test_the_same_seed_gives_byte_identical_files_whatever_the_workers(tmp_path: Path) -> None:
-    runs = {
-        "one": synthesize(load_plan(), count=5, seed=9),
-        "again": synthesize(load_plan(), count=5, seed=9),
-        "two-workers": synthesize(load_plan(), count=5, seed=9, workers=2),
-        "other-seed": synthesize(load_plan(), count=5, seed=10),
-    }
-    for name, result in runs.items():
-        write_output(result, tmp_path / name)
+    synth_into(tmp_path / "one", 5, 9)
+    synth_into(tmp_path / "again", 5, 9)
+    synth_into(tmp_path / "two-workers", 5, 9, workers=2)
+    synth_into(tmp_path / "other-seed", 5, 10)
     first = snapshot(tmp_path / "one")
     assert snapshot(tmp_path / "again") == first
     assert snapshot(tmp_path / "two-workers") == first
@@ -76,11 +79,12 @@ def test_the_same_seed_gives_byte_identical_files_whatever_the_workers(tmp_path:
 
 def test_a_folder_that_is_not_empty_is_only_replaced_when_asked(tmp_path: Path) -> None:
     (tmp_path / "old.json").write_text("{}")
-    result = SynthesisResult([("t-1", "{}\n")], {"accepted": 1})
-    with pytest.raises(FileExistsError, match="not empty"):
-        write_output(result, tmp_path)
-    write_output(result, tmp_path, overwrite=True)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [REPORT_FILE, "t-1.json"]
+    options = run_options(load_plan(), 1, 0, "procedural", None, 3)
+    with pytest.raises(FolderError, match="not empty"):
+        SynthFolder(tmp_path, options)
+    result = synthesize(load_plan(), count=1, folder=SynthFolder(tmp_path, options, overwrite=True))
+    assert [p.name for p in task_files(tmp_path)] == [f"{result.tasks[0][0]}.json"]
+    assert (tmp_path / REPORT_FILE).is_file()
 
 
 # ---------------------------------------------------------------------------------------------- retries and the report

@@ -98,6 +98,15 @@ def test_task_files_expands_folders_recursively(tmp_path: Path) -> None:
     assert [p.name for p in task_files([tmp_path])] == ["one.json", "two.yaml"]
 
 
+def test_hidden_files_and_folders_in_a_task_folder_are_not_tasks(tmp_path: Path) -> None:
+    save_task(Task.model_validate(base_task()), tmp_path / "t.json")
+    (tmp_path / ".mcp.json").write_text('{"mcpServers": {}}', encoding="utf-8")  # a workspace's client config
+    (tmp_path / ".t.json.123.tmp.json").write_text("{", encoding="utf-8")
+    (tmp_path / ".synth-new").mkdir()
+    save_task(Task.model_validate(base_task()), tmp_path / ".synth-new" / "u.json")
+    assert task_files([tmp_path]) == [tmp_path / "t.json"]
+
+
 def test_the_model_rejects_bad_times_ids_and_duplicate_check_ids() -> None:
     for change, message in (
         ({"now": "yesterday"}, "ISO 8601"),
