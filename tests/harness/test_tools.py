@@ -14,36 +14,11 @@ from mcp import Client
 from coworkenv.harness.agents.builtin import ReplayAgent, Script, ScriptedAgent
 from coworkenv.harness.episode import EpisodeConfig, run_episode
 from coworkenv.harness.run import RunOptions, run_tasks
-from coworkenv.harness.tools import ServicesUnavailable, TaskServices, open_door, resolve_services
+from coworkenv.harness.tools import ServicesUnavailable, open_door, resolve_services
 from coworkenv.harness.trajectory import read_trajectories
 from coworkenv.servers.kit import Environment
 from coworkenv.synth.contract.task import Task
 from tests.synth.conftest import base_task
-
-SLOW_START = """import os, sys, time
-if "coworkenv.servers" in " ".join(getattr(sys, "orig_argv", sys.argv)):
-    time.sleep(float(os.environ["COWORKENV_TEST_SERVER_DELAY_S"]))
-"""
-
-
-@pytest.fixture
-def slow_servers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """``slow_servers(seconds)``: every stdio server of the services' config starts that many seconds late."""
-    site = tmp_path / "slow-start"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(SLOW_START)
-    real_config = TaskServices.stdio_config
-
-    def set_delay(seconds: float) -> None:
-        def slow_config(services: TaskServices, db_dir: Path) -> dict[str, Any]:
-            config = real_config(services, db_dir)
-            for entry in config["mcpServers"].values():
-                entry["env"] = {"PYTHONPATH": str(site), "COWORKENV_TEST_SERVER_DELAY_S": str(seconds)}
-            return config
-
-        monkeypatch.setattr(TaskServices, "stdio_config", slow_config)
-
-    return set_delay
 
 
 def task() -> Task:
