@@ -99,7 +99,7 @@ def sized(tiny_model: Path, tasks: Path, **values: Any) -> Any:
 def test_the_defaults_on_the_tiny_model_are_within_this_machine(tiny_model: Path) -> None:
     plan = sized(tiny_model, EXAMPLES)
     assert plan.rollouts == 32 and plan.completion == 512 and plan.prompt_tokens > 10000  # every tool schema
-    assert plan.estimate.total <= free_memory() * HEADROOM
+    assert plan.estimate.total <= plan.budget <= free_memory() * 1.5  # what was free, less the headroom
     assert ModelShape.of(str(tiny_model)).max_positions == 32768
 
 
@@ -130,3 +130,24 @@ def test_generation_goes_a_chunk_of_prompts_at_a_time_and_keeps_their_order(monk
     trainer.generation_batch, trainer.use_vllm = 2, False
     completions, logprobs = trainer._generate_single_turn([[1], [2], [3], [4], [5]], None, {}, 1)
     assert seen == [2, 2, 1] and completions == [[10], [20], [30], [40], [50]] and logprobs is None
+
+
+def test_the_readmes_rl_command_on_the_tiny_model_builds_a_trainer_that_fits(tiny_model: Path) -> None:
+    """The README's line, its folders swapped for the examples and the tiny model, up to the first step."""
+    import shlex
+
+    from coworkenv.harness.run import load_task_set
+    from coworkenv.train.commands import _given, rl_cmd
+    from coworkenv.train.options import merge_options
+    from coworkenv.train.trl_rl import build_trainer
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    (line,) = [x for x in readme.splitlines() if x.startswith("coworkenv train rl") and "tiny-model" in x]
+    words = shlex.split(line.split("#", 1)[0])[3:]
+    swap = {"tasks": str(EXAMPLES), "tiny-model": str(tiny_model), "rl-tiny": "unused"}
+    context = rl_cmd.make_context("rl", [swap.get(w, w) for w in words])
+    options = merge_options(RLOptions, {}, _given({k: v for k, v in context.params.items() if k != "config_file"}))
+    trainer = build_trainer(options, load_task_set([options.tasks]))
+    assert trainer.plan.estimate.total <= trainer.plan.budget <= free_memory() * 1.5
+    assert trainer.args.max_completion_length == trainer.plan.completion == 512
+    assert trainer.args.per_device_train_batch_size * trainer.args.gradient_accumulation_steps == 32
