@@ -3,12 +3,14 @@ list its tools in time) is an infrastructure error, retried by runs and never gr
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from click.testing import CliRunner
 from mcp import Client
 
 from coworkenv.harness.agents.builtin import ReplayAgent, Script, ScriptedAgent
@@ -18,6 +20,7 @@ from coworkenv.harness.tools import ServicesUnavailable, open_door, resolve_serv
 from coworkenv.harness.trajectory import read_trajectories
 from coworkenv.servers.kit import Environment
 from coworkenv.synth.contract.task import Task
+from coworkenv.train.cli import main
 from tests.synth.conftest import base_task
 
 
@@ -37,6 +40,17 @@ async def test_a_stdio_server_that_never_starts_in_time_is_an_infrastructure_err
     assert "tickets service" in (record.error or "") and "within 3 s" in (record.error or "")
     assert record.grade is None and record.steps == []
     assert time.perf_counter() - started < 30  # the deadline, not the server's 120 s, ended it
+
+
+def test_the_run_command_passes_its_startup_timeout_to_the_episodes(tmp_path: Path, slow_servers: Any) -> None:
+    slow_servers(120)
+    (tmp_path / "task.json").write_text(json.dumps(base_task()))
+    args = ["run", "--tasks", str(tmp_path / "task.json"), "--agent", "replay", "--out", str(tmp_path / "run")]
+    args += ["--transport", "stdio", "--startup-timeout", "2", "--retries", "0", "--no-progress"]
+    result = CliRunner().invoke(main, args)  # the 2 s deadline, not the server's 120 s, ends the episode
+    assert result.exit_code == 0, result.output
+    (record,) = read_trajectories(tmp_path / "run")
+    assert record.status == "infra_error" and "within 2 s (stdio" in (record.error or "")
 
 
 @pytest.mark.anyio
