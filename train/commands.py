@@ -339,7 +339,9 @@ def _run_trl(options: RLOptions) -> None:
         raise click.ClickException(str(exc)) from exc
     for entry in history:
         if "reward" in entry:
-            click.echo(f"step {entry.get('step', '?')}: reward {entry['reward']:.3f} (trl log: trainer_state.json)")
+            reward = entry["reward"]  # None when every group of the step was rejected (no scored rollout)
+            shown = f"{reward:.3f}" if isinstance(reward, int | float) else "none (every group rejected)"
+            click.echo(f"step {entry.get('step', '?')}: reward {shown} (trl log: trainer_state.json)")
     click.echo(f"model, trainer_state.json and coworkenv_rl.json in {options.out}")
 
 
