@@ -21,7 +21,7 @@ from coworkenv.harness.export import ExportParams, export
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.metrics import print_summary, summarize
 from coworkenv.harness.run import RunError, RunOptions, load_task_set, run_tasks
-from coworkenv.harness.tools import TRANSPORTS
+from coworkenv.harness.tools import STARTUP_TIMEOUT_S, TRANSPORTS
 from coworkenv.harness.trajectory import read_trajectories, trajectory_path
 from coworkenv.synth.contract.taskfile import TaskFileError
 
@@ -84,6 +84,13 @@ def _records(rundir: Path) -> list[Any]:
 )
 @click.option("--transport", type=click.Choice(TRANSPORTS), default="direct", show_default=True)
 @click.option(
+    "--startup-timeout",
+    type=click.FloatRange(min=0.1),
+    default=STARTUP_TIMEOUT_S,
+    show_default=True,
+    help="Seconds for the services' MCP sessions to start and list their tools; longer is an infra error.",
+)
+@click.option(
     "--user", "user_spec", default="scripted", show_default=True, help="User simulator: scripted or an LLM spec."
 )
 @click.option("--retries", type=click.IntRange(min=0), default=3, show_default=True, help="Retries of infra failures.")
@@ -108,6 +115,7 @@ def run_cmd(
     max_tool_calls: int,
     wall_time: float,
     transport: str,
+    startup_timeout: float,
     user_spec: str,
     retries: int,
     backoff: float,
@@ -141,6 +149,7 @@ def run_cmd(
         max_tool_calls=max_tool_calls,
         wall_time_s=wall_time,
         anchors=not no_anchors,
+        startup_timeout_s=startup_timeout,
     )
     options = RunOptions(
         trials=trials,

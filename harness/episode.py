@@ -26,7 +26,7 @@ import anyio
 from coworkenv.harness.agents.base import EpisodeAgent, InfrastructureError, ModelAgent
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.session import EpisodeSession, LimitReached
-from coworkenv.harness.tools import Transport, open_door, resolve_services, system_prompt
+from coworkenv.harness.tools import STARTUP_TIMEOUT_S, Transport, open_door, resolve_services, system_prompt
 from coworkenv.harness.trajectory import Trajectory, scrub_error, task_fields
 from coworkenv.harness.user_sim import ScriptedUser, UserSimulator
 from coworkenv.servers.kit import Environment, canonical_json
@@ -45,6 +45,9 @@ class EpisodeConfig:
     wall_time_s: float = 600.0
     anchors: bool = True
     """Record the environment's state hash before each tool call (GiGPO's anchor states)."""
+    startup_timeout_s: float = STARTUP_TIMEOUT_S
+    """Every MCP session of the task's services must initialize and list its tools within this time, or the
+    episode is an ``infra_error`` (retried by runs, never graded): an agent without its tools is not scored."""
 
 
 def agent_transport(agent: Agent, config: EpisodeConfig) -> Transport:
@@ -159,7 +162,7 @@ async def run_episode(
             record.initial_state_hash = pristine_hash if forked and pristine_hash else env.state_hash()
             session: EpisodeSession | None = None
             try:
-                async with open_door(env, services, transport, db_dir) as door:
+                async with open_door(env, services, transport, db_dir, config.startup_timeout_s) as door:
                     session = EpisodeSession(
                         task,
                         env,
@@ -176,6 +179,10 @@ async def run_episode(
                         initial_hash=record.initial_state_hash,
                     )
                     await _play(agent, session, config.wall_time_s, record)
+            except InfrastructureError as exc:  # the services never came up (ServicesUnavailable): retried
+                record.status, record.stop_reason = "infra_error", type(exc).__name__
+                record.error = scrub_error(str(exc))
+                record.retryable = bool(getattr(exc, "retryable", True))
             except Exception as exc:  # the door (MCP clients, subprocesses) failed: not the agent's fault
                 record.status, record.stop_reason = "infra_error", type(exc).__name__
                 record.error = scrub_error(f"the task's services failed: {exc!r}")

@@ -5,12 +5,18 @@
 - ``mcp``: one in-memory ``mcp.Client(env.server(name))`` per service;
 - ``stdio``: the services' databases in files and one ``coworkenv.servers serve`` subprocess per service,
   spoken to over stdio (what Claude Code does; the episode exposes the ``.mcp.json`` config for it).
+
+Opening a door is the services' readiness check: every MCP session must initialize and list a tool within
+``startup_timeout_s``, or the door raises :class:`ServicesUnavailable` (an infrastructure error, retried by
+runs, never graded) naming the service. For the stdio transport this starts each server of the
+``.mcp.json`` once before the agent gets it, so a server that cannot start is caught before any model turn.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
 import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -18,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+import anyio
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
@@ -27,6 +34,7 @@ from coworkenv.servers.kit.audit import argument_problem
 from coworkenv.servers.mcp_config import mcp_config
 from coworkenv.servers.registry import get_service
 from coworkenv.synth.contract.task import Task
+from coworkenv.synth.providers import InfrastructureError
 
 Transport = Literal["direct", "mcp", "stdio"]
 TRANSPORTS: tuple[Transport, ...] = ("direct", "mcp", "stdio")
@@ -182,23 +190,68 @@ async def _listed(service: str, client: Client) -> list[ToolView]:
     ]
 
 
+class ServicesUnavailable(InfrastructureError):
+    """A service's MCP session did not initialize or list its tools: the agent would have had no tools.
+
+    An infrastructure error (retryable), so a run retries the trial and never grades it."""
+
+
+STARTUP_TIMEOUT_S = 60.0
+
+
+def _no_tools(name: str, listed: list[ToolView]) -> ServicesUnavailable | None:
+    if listed:
+        return None
+    return ServicesUnavailable(f"the {name} service listed no tools, so the agent would have none")
+
+
 @asynccontextmanager
 async def open_door(
-    env: Environment, services: TaskServices, transport: Transport = "direct", db_dir: Path | None = None
+    env: Environment,
+    services: TaskServices,
+    transport: Transport = "direct",
+    db_dir: Path | None = None,
+    startup_timeout_s: float = STARTUP_TIMEOUT_S,
 ) -> AsyncIterator[Door]:
-    """The door of an episode, open for its duration (clients and subprocesses closed on exit)."""
+    """The door of an episode, open for its duration (clients and subprocesses closed on exit).
+
+    Every MCP session initializes and lists its tools within ``startup_timeout_s`` (all services together), or
+    :class:`ServicesUnavailable` names the service that did not."""
     if transport == "direct":
-        yield DirectDoor(env, services)
+        yield DirectDoor(env, services)  # the registry's own tools, in process: nothing to start
         return
-    async with AsyncExitStack() as stack:
-        clients: dict[str, Client] = {}
-        tools: list[ToolView] = []
-        if transport == "stdio":
-            if db_dir is None:
-                raise ValueError("the stdio transport needs the folder of the services' databases")
-            config = services.stdio_config(db_dir)["mcpServers"]
-        for name in services.names:
-            target: Any = env.server(name) if transport == "mcp" else StdioServerParameters(**config[name])
-            clients[name] = await stack.enter_async_context(Client(target))
-            tools += await _listed(name, clients[name])
-        yield ClientDoor(clients, tools)
+    if transport == "stdio" and db_dir is None:
+        raise ValueError("the stdio transport needs the folder of the services' databases")
+    config = services.stdio_config(db_dir)["mcpServers"] if db_dir is not None else {}
+    starting, problem = "", None
+    # The deadline covers the sessions' start only; the scope encloses the clients' whole life, as anyio requires.
+    # A problem is raised after the clients are closed (raised inside, the SDK would wrap it in an exception group).
+    with anyio.CancelScope(deadline=anyio.current_time() + startup_timeout_s) as deadline:
+        async with AsyncExitStack() as stack:
+            clients: dict[str, Client] = {}
+            tools: list[ToolView] = []
+            for name in services.names:
+                starting = name
+                target: Any = env.server(name) if transport == "mcp" else StdioServerParameters(**config[name])
+                try:
+                    clients[name] = await stack.enter_async_context(Client(target))
+                    listed = await _listed(name, clients[name])
+                except Exception as exc:
+                    problem = ServicesUnavailable(
+                        f"the {name} service's MCP session failed to start ({transport}): {exc!r}"
+                    )
+                    break
+                problem = _no_tools(name, listed)
+                if problem is not None:
+                    break
+                tools += listed
+            if problem is None:
+                deadline.deadline = math.inf
+                yield ClientDoor(clients, tools)
+    if problem is not None:
+        raise problem
+    if deadline.cancelled_caught:
+        raise ServicesUnavailable(
+            f"the {starting} service's MCP server did not initialize and list its tools within "
+            f"{startup_timeout_s:g} s ({transport}; a busy machine or a server that cannot start)"
+        )

@@ -197,6 +197,11 @@ group with an incomplete (turn/time limit) or infrastructure-failed rollout is p
 
 --template compact (trl): the prompt lists the tools in the system message, as export --template compact and
 hf:PATH?template=compact do; by default, the template the model (or adapter) folder was trained on.
+
+Sizing (trl): before it starts, the run sizes --max-completion-length (unless given) from the model's
+max_position_embeddings and the tasks' longest prompt, trains each step's rollouts in the largest micro-batch
+that fits, and checks a memory estimate against --memory-gb (default: what is free); a run that cannot fit
+ends in one line naming the option to lower.
 """
 
 
@@ -208,7 +213,17 @@ hf:PATH?template=compact do; by default, the template the model (or adapter) fol
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML/JSON options.")
 @click.option("--algo", type=click.Choice(ALGOS), help=f"Advantage estimator.  [default: {_RL.algo}]")
 @click.option("--engine", type=click.Choice(ENGINES), help=f"trl or the native loop.  [default: {_RL.engine}]")
-@click.option("--max-completion-length", type=int, help="trl: tokens of an episode after the prompt.")
+@click.option(
+    "--max-completion-length",
+    type=click.IntRange(min=1),
+    help="trl: tokens of an episode after the prompt.  [default: sized from the model's positions, the longest "
+    "prompt and the memory, at most 4096]",
+)
+@click.option(
+    "--memory-gb",
+    type=click.FloatRange(min=0, min_open=True),
+    help="trl: memory the run may use, in GB.  [default: what the machine, or the GPU, has free]",
+)
 @click.option("--use-vllm/--no-use-vllm", default=None, help="trl: generate with vLLM.")
 @click.option("--vllm-mode", type=click.Choice(VLLM_MODES), help="trl: colocate or server (`trl vllm-serve`).")
 @click.option("--vllm-server-base-url", help="trl, server mode: the vLLM server, e.g. http://10.0.0.2:8000")
@@ -281,7 +296,9 @@ def _run_trl(options: RLOptions) -> None:
         raise click.ClickException(str(exc)) from exc
     for entry in history:
         if "reward" in entry:
-            click.echo(f"step {entry.get('step', '?')}: reward {entry['reward']:.3f} (trl log: trainer_state.json)")
+            reward = entry["reward"]  # None when every group of the step was rejected (no scored rollout)
+            shown = f"{reward:.3f}" if isinstance(reward, int | float) else "none (every group rejected)"
+            click.echo(f"step {entry.get('step', '?')}: reward {shown} (trl log: trainer_state.json)")
     click.echo(f"model, trainer_state.json and coworkenv_rl.json in {options.out}")
 
 

@@ -172,7 +172,10 @@ class RLOptions(LoraOptions):
     seed: int = 0
     lora_dropout: float = 0.0
     bf16: bool | None = None  # None: on where a GPU supports it
-    max_completion_length: int = 16384  # trl engine: tokens of a whole episode after the prompt (tool results too)
+    max_completion_length: int | None = (
+        None  # trl: tokens of an episode after the prompt (tool results too); None: sized
+    )
+    memory_gb: float | None = None  # trl: memory the run may use (GB); None: what the machine (or GPU) has free
     use_vllm: bool = False  # trl engine: generate with vLLM
     vllm_mode: str = "colocate"  # colocate (in the training processes) or server (`trl vllm-serve`)
     vllm_server_base_url: str | None = None  # server mode, e.g. http://10.0.0.2:8000
@@ -194,6 +197,12 @@ class RLOptions(LoraOptions):
             raise OptionsError("--tool-names is an option of the trl engine (--engine trl)")
         if self.group_size < 2:
             raise OptionsError("group_size must be at least 2: advantages compare rollouts of one task")
+        if self.tasks_per_step < 1:
+            raise OptionsError(f"tasks_per_step must be at least 1, not {self.tasks_per_step}")
+        if self.max_completion_length is not None and self.max_completion_length < 1:
+            raise OptionsError(f"max_completion_length must be at least 1, not {self.max_completion_length}")
+        if self.memory_gb is not None and self.memory_gb <= 0:
+            raise OptionsError(f"memory_gb must be positive, not {self.memory_gb}")
 
     def weights(self) -> dict[str, float]:
         out: dict[str, float] = {}

@@ -55,10 +55,12 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
         gigpo_omega: float = 1.0,
         gigpo_gamma: float = 0.95,
         template: str = "full",
+        generation_batch: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.template = template
+        self.generation_batch = generation_batch
         self.algo = algo
         self.max_group_retries = max_group_retries
         self.gigpo_omega, self.gigpo_gamma = gigpo_omega, gigpo_gamma
@@ -81,6 +83,23 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
             return super()._tokenize_prompts(prompts)
         finally:
             self.__dict__["_env_tools"] = kept
+
+    # ------------------------------------------------------------------ generation in chunks
+    def _generate_single_turn(
+        self, prompt_ids: list[Any], images: Any, multimodal_fields: dict[str, Any], *args: Any, **kwargs: Any
+    ) -> tuple[Any, Any]:
+        """trl generates every prompt of the batch at once; without vLLM, text only, it goes ``generation_batch``
+        prompts at a time here, so the prefill of long prompts fits (``train rl`` sizes the chunk)."""
+        chunk = self.generation_batch
+        if not chunk or self.use_vllm or len(prompt_ids) <= chunk or images is not None or multimodal_fields:
+            return super()._generate_single_turn(prompt_ids, images, multimodal_fields, *args, **kwargs)
+        completions: list[Any] = []
+        logprobs: list[Any] | None = []
+        for start in range(0, len(prompt_ids), chunk):
+            ids, lps = super()._generate_single_turn(prompt_ids[start : start + chunk], None, {}, *args, **kwargs)
+            completions += list(ids)
+            logprobs = None if lps is None or logprobs is None else logprobs + list(lps)
+        return completions, logprobs
 
     # ------------------------------------------------------------------ reject and retry
     def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:

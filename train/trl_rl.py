@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import asdict
+import sys
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.synth.contract.task import Task
 from coworkenv.train.options import OptionsError, RLOptions
+from coworkenv.train.rl_sizing import GB, ModelShape, RLPlan, Runtime, free_memory, longest_prompt, plan_rl
 
 SETTINGS: dict[str, dict[str, Any]] = {
     "grpo": {"loss_type": "grpo", "scale_rewards": "group"},
@@ -42,12 +44,11 @@ def grpo_config(options: RLOptions, **overrides: Any) -> Any:
     values: dict[str, Any] = {
         "output_dir": options.out,
         "num_generations": options.group_size,
-        "per_device_train_batch_size": options.group_size * options.tasks_per_step,
+        "per_device_train_batch_size": options.group_size * options.tasks_per_step,  # build_trainer sizes it
         "gradient_accumulation_steps": 1,
         "max_steps": options.steps,
         "learning_rate": options.lr,
         "temperature": options.temperature,
-        "max_completion_length": options.max_completion_length,
         "max_tool_calling_iterations": options.max_tool_calls,
         "beta": 0.0,
         "seed": options.seed,
@@ -61,6 +62,8 @@ def grpo_config(options: RLOptions, **overrides: Any) -> Any:
         "log_completions": False,
         **SETTINGS[options.algo],
     }
+    if options.max_completion_length is not None:  # unset: build_trainer sizes it
+        values["max_completion_length"] = options.max_completion_length
     if not options.adapter:  # trl loads the model: in bf16 when training in bf16 (trl's own default is float32)
         values["model_init_kwargs"] = {"dtype": "bfloat16" if bf16 else "float32"}
     if options.vllm_server_base_url:
@@ -139,10 +142,31 @@ def quiet_unscored_warning() -> None:
         target.addFilter(_NoRewardNote())
 
 
+def size_run(options: RLOptions, tokenizer: Any, rows: list[dict[str, Any]], factory: Any, template: str) -> RLPlan:
+    """The completion length and micro-batch of this run, checked against the memory (see :mod:`rl_sizing`)."""
+    gpu = on_gpu()
+    bf16 = options.bf16 if options.bf16 is not None else gpu
+    runtime = Runtime(
+        dtype_bytes=2 if bf16 else 4,
+        gpu=gpu,
+        checkpointing=options.gradient_checkpointing if options.gradient_checkpointing is not None else gpu,
+        vllm=options.use_vllm,
+    )
+    if len(rows) < options.tasks_per_step:  # trl would find no whole batch and train 0 steps without a word
+        raise OptionsError(
+            f"--tasks-per-step {options.tasks_per_step} is more than the {len(rows)} task(s) given: lower "
+            f"--tasks-per-step to {len(rows)} or give more tasks"
+        )
+    budget = options.memory_gb * GB if options.memory_gb is not None else free_memory()
+    prompt = longest_prompt(tokenizer, rows, factory, template)
+    return plan_rl(options, ModelShape.of(options.model), prompt, budget, runtime)
+
+
 def build_trainer(
     options: RLOptions, tasks: list[Task], trainer_cls: type | None = None, **config_overrides: Any
 ) -> Any:
-    """The trainer for these options and tasks (not yet trained)."""
+    """The trainer for these options and tasks (not yet trained), sized to the model and the machine first
+    (``trainer.plan``; :class:`OptionsError` when it cannot fit)."""
     import datasets
 
     from coworkenv.harness.agents.hf_agent import load_tokenizer, tool_names_option
@@ -158,11 +182,14 @@ def build_trainer(
     except ValueError as exc:
         raise OptionsError(str(exc)) from exc
     tokenizer = load_tokenizer(options.model if not options.adapter else options.adapter)
+    plan = size_run(options, tokenizer, rows, factory, template)
+    options = replace(options, max_completion_length=plan.completion)
+    sized = {"per_device_train_batch_size": plan.micro_batch, "gradient_accumulation_steps": plan.accumulation}
     cls = trainer_cls or CoworkGRPOTrainer
-    return cls(
+    trainer = cls(
         model=load_model(options),
         reward_funcs=reward_functions(options.algo),
-        args=grpo_config(options, **config_overrides),
+        args=grpo_config(options, **{**sized, **config_overrides}),
         train_dataset=datasets.Dataset.from_list(rows),
         processing_class=tokenizer,
         peft_config=peft_config(options),
@@ -172,7 +199,10 @@ def build_trainer(
         gigpo_omega=options.gigpo_omega,
         gigpo_gamma=options.gigpo_gamma,
         template=template,
+        generation_batch=plan.generation_batch,
     )
+    trainer.plan = plan
+    return trainer
 
 
 def run_trl_rl(options: RLOptions, trainer_cls: type | None = None, **config_overrides: Any) -> list[dict[str, Any]]:
@@ -186,6 +216,7 @@ def run_trl_rl(options: RLOptions, trainer_cls: type | None = None, **config_ove
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     tasks = load_task_set([options.tasks])
     trainer = build_trainer(options, tasks, trainer_cls, **config_overrides)
+    print(trainer.plan.line(), file=sys.stderr, flush=True)
     trainer.train()
     out = Path(options.out)
     trainer.save_model(str(out))
@@ -195,6 +226,7 @@ def run_trl_rl(options: RLOptions, trainer_cls: type | None = None, **config_ove
         "options": asdict(options),
         "tasks": len(tasks),
         "template": trainer.template,
+        "sizing": trainer.plan.record(),
         "groups": dict(trainer.group_stats),
         "log_history": trainer.state.log_history,
     }

@@ -10,9 +10,16 @@ so the episode seeds the services in SQLite files in a temporary folder and hand
            [--append-system-prompt SYSTEM] -- REQUEST
 
 (``--tools ""`` leaves Claude Code only the services' tools; ``IS_SANDBOX=1`` is set when running as root,
-``DISABLE_TELEMETRY=1``, ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`` and ``MCP_CONNECTION_NONBLOCKING=0``
-always: in ``-p`` mode Claude Code otherwise connects to its MCP servers in the background, and its first model
-request may go out before their tools are there, so the agent ends without a tool call.)
+``DISABLE_TELEMETRY=1``, ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1``, ``MCP_CONNECTION_NONBLOCKING=0`` and
+``MCP_TIMEOUT=60000`` always: in ``-p`` mode Claude Code otherwise connects to its MCP servers in the background,
+and its first model request may go out before their tools are there, so the agent ends without a tool call.)
+
+The servers' tools must be there before the model's first turn. The episode has already started each server of
+the config once and listed its tools (the door's readiness check), and the agent reads the stream's ``init``
+event: any server of the config whose status is not ``connected`` (``pending`` on a busy machine, ``failed``)
+makes the run an infrastructure error (:class:`McpServersNotConnected`, retryable) that names the servers and
+their statuses; Claude Code is killed at once, and a run retries the trial from a fresh environment under
+``--retries``, so a model that never had its tools is never scored 0.
 
 The executable is ``claude`` on PATH, or the path in ``COWORKENV_CLAUDE`` (e.g. a project-local npm install).
 After each run Claude Code's whole process group (the MCP servers it started included) is killed and waited
@@ -44,12 +51,13 @@ import anyio
 from anyio.abc import ByteReceiveStream
 
 from coworkenv.harness.agents.base import EpisodeIO, InfrastructureError
-from coworkenv.harness.agents.claude_stream import RunResult, StreamParser, unprefixed
+from coworkenv.harness.agents.claude_stream import RunResult, StreamParser, unconnected, unprefixed
 
 __all__ = [
     "CLAUDE_CODE_VERSION",
     "EXECUTABLE_ENV",
     "ClaudeCodeAgent",
+    "McpServersNotConnected",
     "RunResult",
     "StreamParser",
     "from_spec",
@@ -62,8 +70,14 @@ CLAUDE_CODE_VERSION = "2.1.332"
 """The Claude Code release this agent is tested against (``.ci/run`` installs exactly this one)."""
 INSTALL = f"npm install -g @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}"
 EXECUTABLE_ENV = "COWORKENV_CLAUDE"
-WAIT_FOR_MCP = {"MCP_CONNECTION_NONBLOCKING": "0"}
+WAIT_FOR_MCP = {"MCP_CONNECTION_NONBLOCKING": "0", "MCP_TIMEOUT": "60000"}
+"""Connect to the MCP servers before the first model request, waiting up to 60 s for each (milliseconds)."""
+
 _API_FAILURE = ("api error", "overloaded", "rate limit", "rate_limit", "credit balance", "connection error")
+
+
+class McpServersNotConnected(InfrastructureError):
+    """Claude Code's init event reports a server of the config that is not ``connected``: no tools for the model."""
 
 
 async def lines(stream: ByteReceiveStream) -> AsyncIterator[str]:
@@ -205,8 +219,9 @@ class ClaudeCodeAgent:
             workdir.mkdir()
             prompt = io.request
             session_id: str | None = None
+            servers = sorted(config.get("mcpServers") or {})
             for _ in range(self.max_user_turns):
-                result = await self.run_once(prompt, config_file, session_id, workdir, io)
+                result = await self.run_once(prompt, config_file, session_id, workdir, io, servers)
                 session_id = result.session_id or session_id
                 reply = await self._hand_to_user(io, result)
                 if reply is None:
@@ -221,9 +236,16 @@ class ClaudeCodeAgent:
         return await io.say(result.text)
 
     async def run_once(
-        self, prompt: str, config_file: Path, session_id: str | None, workdir: Path, io: Any
+        self,
+        prompt: str,
+        config_file: Path,
+        session_id: str | None,
+        workdir: Path,
+        io: Any,
+        servers: list[str] | None = None,
     ) -> RunResult:
-        """One ``claude -p`` run (a new session, or ``--resume``), its stream parsed into ``io``."""
+        """One ``claude -p`` run (a new session, or ``--resume``), its stream parsed into ``io``; ``servers`` (the
+        config's) must all be ``connected`` in the init event, or :class:`McpServersNotConnected` ends the run."""
         cmd = self.command(prompt, config_file, session_id, io)
         parser = StreamParser(io)
         stderr: deque[str] = deque(maxlen=40)
@@ -231,6 +253,7 @@ class ClaudeCodeAgent:
         process = await anyio.open_process(
             cmd, stdin=subprocess.DEVNULL, cwd=workdir, env=self.environment(), start_new_session=True
         )
+        stop: Exception | None = None  # raised once the task group is closed (raised inside, it comes out grouped)
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._drain, process.stderr, stderr)
@@ -245,15 +268,20 @@ class ClaudeCodeAgent:
                         stderr.append(line)
                         continue
                     if isinstance(event, dict):
-                        parser.feed(event)
-                        check_limits(io)
-            code = await process.wait()
+                        stop = self._feed(parser, event, servers or [], io)
+                        if stop is not None:
+                            tg.cancel_scope.cancel()
+                            break
+            code = None if stop is not None else await process.wait()
         finally:
             with anyio.CancelScope(shield=True):
                 if process.returncode is None:
                     kill_group(process.pid)
                 await process.aclose()  # closes its pipes and reaps it
                 await end_group(process.pid)  # the MCP servers it started, which may outlive it
+        if stop is not None:
+            raise stop
+        assert code is not None
         parser.flush()
         self._check(parser.result, code, stderr)
         self.usage = self.usage.add(parser.result.usage)
@@ -266,6 +294,32 @@ class ClaudeCodeAgent:
             return
         async for line in lines(stream):
             keep.append(line)
+
+    def _feed(self, parser: StreamParser, event: dict[str, Any], servers: list[str], io: Any) -> Exception | None:
+        """Parse one event; the reason to stop Claude Code now (servers not connected, a limit), or None."""
+        from coworkenv.harness.session import LimitReached
+
+        parser.feed(event)
+        try:
+            if event.get("type") == "system" and event.get("subtype") == "init":
+                self._check_servers(parser.result, servers)
+            check_limits(io)
+        except (McpServersNotConnected, LimitReached) as exc:
+            return exc
+        return None
+
+    @staticmethod
+    def _check_servers(result: RunResult, servers: list[str]) -> None:
+        """Before the model's first turn: every server of the config connected (a CLI that does not report
+        ``mcp_servers`` is not checked)."""
+        if result.mcp_servers is None:
+            return
+        missing = unconnected(result.mcp_servers, servers)
+        if missing:
+            raise McpServersNotConnected(
+                f"Claude Code started without its MCP servers connected ({', '.join(missing)}): the model would "
+                "have had none of their tools, so the trial is an infrastructure error and is retried"
+            )
 
     def _check(self, result: RunResult, code: int, stderr: deque[str]) -> None:
         tail = scrub("\n".join(stderr))[-2000:]

@@ -1,5 +1,6 @@
 """Claude Code's stream-JSON output (``--output-format stream-json --verbose``) parsed into the episode's records:
-assistant turns, tool results and the run's ``result`` event (cost, usage, session id)."""
+the ``system``/``init`` event (the MCP servers and their statuses), assistant turns, tool results and the run's
+``result`` event (cost, usage, session id)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,14 @@ class RunResult:
     usage: Usage = field(default_factory=Usage)
     num_turns: int = 0
     api_error_status: int | None = None
+    mcp_servers: dict[str, str] | None = None
+    """The init event's ``mcp_servers`` as {name: status} (``connected``, ``pending``, ``failed`` ...); None before
+    the init event, or when it does not report them."""
+
+
+def unconnected(servers: dict[str, str], expected: list[str]) -> list[str]:
+    """``name: status`` for each expected server that is not ``connected`` (``missing`` when not reported)."""
+    return [f"{name}: {servers.get(name, 'missing')}" for name in expected if servers.get(name) != "connected"]
 
 
 class StreamParser:
@@ -77,13 +86,22 @@ class StreamParser:
         kind = event.get("type")
         if event.get("session_id"):
             self.result.session_id = str(event["session_id"])
-        if kind == "assistant":
+        if kind == "system" and event.get("subtype") == "init":
+            self._init(event)
+        elif kind == "assistant":
             self._assistant(event.get("message") or {})
         elif kind == "user":
             self._tool_results(event.get("message") or {})
         elif kind == "result":
             self.flush()
             self._result(event)
+
+    def _init(self, event: dict[str, Any]) -> None:
+        servers = event.get("mcp_servers")
+        if isinstance(servers, list):
+            self.result.mcp_servers = {
+                str(s.get("name")): str(s.get("status")) for s in servers if isinstance(s, dict) and s.get("name")
+            }
 
     def _assistant(self, message: dict[str, Any]) -> None:
         message_id = message.get("id")

@@ -7,7 +7,11 @@ scripted plan (``FAKE_CLAUDE_PLAN``, a JSON file)::
 
     {"turns": [{"say_first": "Let me look.", "steps": [{"tool": "mcp__tickets__get_ticket",
                 "input": {"ticket_id": "tkt_1"}}], "final": "Done."}, ...],
-     "api_error": false, "hang": false}
+     "api_error": false, "hang": false, "servers": {"tickets": "pending"}, "pending_runs": 0}
+
+``servers`` sets the status the init event reports for those servers (a server not ``connected`` is not started,
+and the turn is answered without its tools, as the real CLI does on a busy machine); ``pending_runs`` reports
+every server ``pending`` on the first N invocations (counted in ``FAKE_CLAUDE_LOG``), then connects normally.
 
 Turn n of the plan answers the n-th prompt of a session (``--resume SESSION_ID`` continues one; sessions
 live in ``FAKE_CLAUDE_STATE``). Each invocation is appended to ``FAKE_CLAUDE_LOG`` (argv, prompt, a few
@@ -102,10 +106,14 @@ def assistant(sid: str, message_id: str, block: dict[str, Any], n: int) -> None:
     emit({"type": "assistant", "message": message, "parent_tool_use_id": None, "session_id": sid})
 
 
-async def connect(stack: AsyncExitStack, config: dict[str, Any]) -> tuple[dict[str, Client], list[str]]:
+async def connect(
+    stack: AsyncExitStack, config: dict[str, Any], statuses: dict[str, str]
+) -> tuple[dict[str, Client], list[str]]:
     clients: dict[str, Client] = {}
     tools: list[str] = []
     for name, entry in config.get("mcpServers", {}).items():
+        if statuses.get(name, "connected") != "connected":
+            continue
         params = StdioServerParameters(command=entry["command"], args=entry.get("args", []), env=entry.get("env"))
         clients[name] = await stack.enter_async_context(Client(params))
         listing = await clients[name].list_tools()
@@ -124,18 +132,29 @@ async def run(args: argparse.Namespace) -> None:
     plan = json.loads(Path(os.environ["FAKE_CLAUDE_PLAN"]).read_text())
     config = json.loads(Path(args.mcp_config).read_text()) if args.mcp_config else {}
     sid, done, state_file = session_turn(args)
-    with Path(os.environ["FAKE_CLAUDE_LOG"]).open("a") as log:
+    log_file = Path(os.environ["FAKE_CLAUDE_LOG"])
+    earlier = len(log_file.read_text().splitlines()) if log_file.exists() else 0
+    with log_file.open("a") as log:
         seen_env = {
             k: os.environ.get(k)
-            for k in ("IS_SANDBOX", "DISABLE_TELEMETRY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")
+            for k in (
+                "IS_SANDBOX",
+                "DISABLE_TELEMETRY",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+                "MCP_CONNECTION_NONBLOCKING",
+                "MCP_TIMEOUT",
+            )
         }
         entry = {"argv": sys.argv[1:], "prompt": args.prompt, "env": seen_env, "turn": done, "pid": os.getpid()}
         log.write(json.dumps(entry) + "\n")
     turns = plan["turns"]
     turn = turns[min(done, len(turns) - 1)]
+    statuses = dict(plan.get("servers") or {})
+    if earlier < int(plan.get("pending_runs", 0)):
+        statuses = {name: "pending" for name in config.get("mcpServers", {})}
     async with AsyncExitStack() as stack:
-        clients, tools = await connect(stack, config)
-        servers = [{"name": n, "status": "connected"} for n in clients]
+        clients, tools = await connect(stack, config, statuses)
+        servers = [{"name": n, "status": statuses.get(n, "connected")} for n in config.get("mcpServers", {})]
         emit(
             {
                 "type": "system",
@@ -164,6 +183,8 @@ async def run(args: argparse.Namespace) -> None:
                 }
             )
             raise SystemExit(1)
+        if len(clients) < len(servers):  # the model is called without the missing servers' tools
+            turn = {"final": "I don't have access to a ticketing system."}
         n = 0
         first_id = f"msg_{done}_0"
         if turn.get("say_first"):

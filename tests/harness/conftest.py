@@ -6,6 +6,8 @@ import copy
 import importlib
 import inspect
 import pkgutil
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -13,6 +15,7 @@ import pytest
 
 from coworkenv.harness.agents.base import EpisodeIO, InfrastructureError
 from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, Usage
+from coworkenv.harness.tools import TaskServices
 from coworkenv.harness.trajectory import Trajectory
 from coworkenv.synth.contract.grader import Grade
 from coworkenv.synth.contract.task import Difficulty, Task
@@ -23,6 +26,44 @@ FACT = "The escalation reason is the contract SLA breach."
 
 
 AFTER_ESCALATION = {"after_tool": "tickets.escalate_ticket"}
+
+SLOW_START = """import os, sys, time
+def _parent():
+    try:
+        with open(f"/proc/{os.getppid()}/comm") as f:
+            return f.read()
+    except OSError:
+        return ""
+if "coworkenv.servers" in " ".join(getattr(sys, "orig_argv", sys.argv)):
+    if os.environ.get("COWORKENV_TEST_SERVER_PARENT", "") in _parent():
+        time.sleep(float(os.environ["COWORKENV_TEST_SERVER_DELAY_S"]))
+"""
+
+
+@pytest.fixture
+def slow_servers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """``slow_servers(seconds, parent="")``: every stdio server of the services' ``.mcp.json`` (the harness's own
+    door and Claude Code's alike) starts that many seconds late, through a ``sitecustomize`` on its PYTHONPATH;
+    with ``parent``, only the servers whose parent process's name contains it (``claude``: Claude Code's)."""
+    site = tmp_path / "slow-start"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SLOW_START)
+    real_config = TaskServices.stdio_config
+
+    def set_delay(seconds: float, parent: str = "") -> None:
+        def slow_config(services: TaskServices, db_dir: Path) -> dict[str, Any]:
+            config = real_config(services, db_dir)
+            for entry in config["mcpServers"].values():  # Claude Code passes a server only the env named here
+                entry["env"] = {
+                    "PYTHONPATH": str(site),
+                    "COWORKENV_TEST_SERVER_DELAY_S": str(seconds),
+                    "COWORKENV_TEST_SERVER_PARENT": parent,
+                }
+            return config
+
+        monkeypatch.setattr(TaskServices, "stdio_config", slow_config)
+
+    return set_delay
 
 
 def multi_turn_dict(when: Any = AFTER_ESCALATION) -> dict[str, Any]:

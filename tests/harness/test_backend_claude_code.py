@@ -15,8 +15,11 @@ import pytest
 
 from coworkenv.harness.agents.base import EpisodeAgent
 from coworkenv.harness.agents.claude_code import ClaudeCodeAgent, StreamParser, unprefixed
+from coworkenv.harness.agents.claude_stream import unconnected
 from coworkenv.harness.episode import EpisodeConfig, run_episode
 from coworkenv.harness.messages import ToolCall
+from coworkenv.harness.run import RunOptions, run_tasks
+from coworkenv.harness.trajectory import read_trajectories
 from coworkenv.synth.contract.task import Task
 from tests.synth.conftest import base_task
 
@@ -110,6 +113,7 @@ async def test_an_episode_runs_through_claude_code_and_is_graded_from_the_served
     assert first_run["prompt"] == two_turn_task().request
     assert first_run["env"]["DISABLE_TELEMETRY"] == "1"
     assert first_run["env"]["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"
+    assert first_run["env"]["MCP_CONNECTION_NONBLOCKING"] == "0" and first_run["env"]["MCP_TIMEOUT"] == "60000"
     if os.geteuid() == 0:
         assert first_run["env"]["IS_SANDBOX"] == "1"
     assert "--resume" not in first_run["argv"]
@@ -136,6 +140,72 @@ async def test_claude_code_unable_to_reach_its_model_is_an_infrastructure_failur
     assert record.status == "infra_error"
     assert "could not reach its model" in (record.error or "")
     assert record.grade is None
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("status", ["pending", "failed"])
+async def test_claude_code_starting_with_a_server_not_connected_is_an_infrastructure_error_naming_it(
+    fake_claude: Path, status: str
+) -> None:
+    fake_claude.write_text(json.dumps({"turns": [{"steps": [SEARCH, ESCALATE]}], "servers": {"tickets": status}}))
+    with anyio.fail_after(60):
+        record = await run_episode(Task.model_validate(base_task()), ClaudeCodeAgent())
+    assert record.status == "infra_error" and record.retryable, record.error
+    assert record.stop_reason == "McpServersNotConnected"
+    assert f"tickets: {status}" in (record.error or "")
+    assert record.grade is None and record.steps == [] and record.said == []  # its tool-less answer is not kept
+
+
+@pytest.mark.anyio
+async def test_a_run_retries_claude_code_until_its_servers_connect_and_scores_only_the_retry(
+    fake_claude: Path, tmp_path: Path
+) -> None:
+    plan = {"turns": [{"steps": [SEARCH, ESCALATE], "final": "I escalated 'Outage at Big'."}], "pending_runs": 2}
+    fake_claude.write_text(json.dumps(plan))
+    options = RunOptions(progress=False, backoff_s=0.0, retries=2)
+    with anyio.fail_after(120):
+        await run_tasks([Task.model_validate(base_task())], ClaudeCodeAgent(), tmp_path / "run", options=options)
+    (record,) = read_trajectories(tmp_path / "run")
+    assert record.status == "completed", record.error
+    assert record.grade is not None and record.grade.score == 1.0
+    assert record.attempts == 3 and all("tickets: pending" in e for e in record.attempt_errors)
+    assert len(invocations(fake_claude)) == 3
+
+
+@pytest.mark.anyio
+async def test_claude_code_whose_servers_never_connect_is_kept_out_of_scores_after_the_retries(
+    fake_claude: Path, tmp_path: Path
+) -> None:
+    fake_claude.write_text(json.dumps({"turns": [{"steps": [SEARCH]}], "servers": {"tickets": "pending"}}))
+    options = RunOptions(progress=False, backoff_s=0.0, retries=1)
+    with anyio.fail_after(120):
+        report = await run_tasks(
+            [Task.model_validate(base_task())], ClaudeCodeAgent(), tmp_path / "run", options=options
+        )
+    (record,) = read_trajectories(tmp_path / "run")
+    assert report.statuses == {"infra_error": 1} and record.attempts == 2
+    assert record.grade is None and not record.scored
+
+
+@pytest.mark.anyio
+async def test_claude_code_past_the_tool_call_limit_is_stopped_and_still_graded(fake_claude: Path) -> None:
+    fake_claude.write_text(json.dumps({"turns": [{"steps": [SEARCH, ESCALATE], "final": "Done."}]}))
+    with anyio.fail_after(60):
+        record = await run_episode(
+            Task.model_validate(base_task()), ClaudeCodeAgent(), config=EpisodeConfig(max_tool_calls=0)
+        )
+    assert record.status == "max_turns" and record.stop_reason == "max_tool_calls (0)", record.error
+    assert record.grade is not None
+
+
+def test_servers_not_connected_are_named_with_their_status_and_unreported_ones_are_missing() -> None:
+    servers = {"tickets": "connected", "crm": "pending", "email": "failed"}
+    assert unconnected(servers, ["crm", "email", "payments", "tickets"]) == [
+        "crm: pending",
+        "email: failed",
+        "payments: missing",
+    ]
+    assert unconnected(servers, ["tickets"]) == []
 
 
 @pytest.mark.anyio
@@ -174,8 +244,9 @@ def test_the_stream_parser_maps_events_to_turns_results_and_the_final_result() -
     recorder = Recorder()
     parser = StreamParser(recorder)
     tool_use = {"type": "tool_use", "id": "toolu_1", "name": "mcp__crm__get_account", "input": {"account_id": "a"}}
+    init = {"type": "system", "subtype": "init", "session_id": "s-1", "tools": ["mcp__crm__get_account"]}
     events = [
-        {"type": "system", "subtype": "init", "session_id": "s-1", "tools": ["mcp__crm__get_account"]},
+        {**init, "mcp_servers": [{"name": "crm", "status": "connected"}, {"name": "email", "status": "pending"}]},
         {"type": "assistant", "message": {"id": "m1", "content": [{"type": "thinking", "thinking": "hmm"}]}},
         {
             "type": "assistant",
@@ -199,3 +270,4 @@ def test_the_stream_parser_maps_events_to_turns_results_and_the_final_result() -
     ((call, outcome),) = recorder.results
     assert call.name == "crm__get_account" and outcome.is_error and outcome.text == "gone"
     assert parser.result.session_id == "s-1" and parser.result.cost_usd == 0.5 and parser.result.text == "It is gone."
+    assert parser.result.mcp_servers == {"crm": "connected", "email": "pending"}

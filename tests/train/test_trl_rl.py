@@ -149,3 +149,18 @@ def test_trls_warning_for_an_unscored_rollout_is_one_line_not_the_whole_task(cap
         trl_logger.warning("All reward functions returned None for the following kwargs:\n{'task': '%s'}", "x" * 5000)
         trl_logger.warning("something else")
     assert [r.getMessage() for r in caplog.records] == [NO_REWARD, "something else"]
+
+
+def test_train_rl_reports_a_step_whose_groups_were_all_rejected_instead_of_failing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from coworkenv.train import trl_rl
+    from coworkenv.train.cli import main
+
+    monkeypatch.setattr(trl_rl, "run_trl_rl", lambda options: [{"step": 1, "reward": None}, {"step": 2, "reward": 0.5}])
+    args = ["train", "rl", "--tasks", str(TASK_FILE), "--model", "m", "--out", str(tmp_path)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "step 1: reward none (every group rejected)" in result.output and "step 2: reward 0.500" in result.output
