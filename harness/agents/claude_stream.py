@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coworkenv.harness.messages import AgentTurn, ToolCall, Usage
-from coworkenv.harness.tools import CallOutcome
+from coworkenv.harness.tools import CallOutcome, outcome_of
 
 MCP_PREFIX = "mcp__"
 
@@ -134,7 +134,8 @@ class StreamParser:
             call_id = str(block.get("tool_use_id", ""))
             call = self.calls.get(call_id, ToolCall(id=call_id, name="unknown__tool"))
             is_error = bool(block.get("is_error"))
-            outcome = CallOutcome(result_text(block.get("content")), is_error, "error" if is_error else "ok")
+            text = result_text(block.get("content"))
+            outcome = CallOutcome(text, is_error, outcome_of(text) if is_error else "ok")
             if hasattr(self.io, "record_tool_result"):
                 self.io.record_tool_result(call, outcome)
 

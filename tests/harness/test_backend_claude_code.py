@@ -271,3 +271,30 @@ def test_the_stream_parser_maps_events_to_turns_results_and_the_final_result() -
     assert call.name == "crm__get_account" and outcome.is_error and outcome.text == "gone"
     assert parser.result.session_id == "s-1" and parser.result.cost_usd == 0.5 and parser.result.text == "It is gone."
     assert parser.result.mcp_servers == {"crm": "connected", "email": "pending"}
+
+
+def test_a_refused_call_in_claude_code_s_stream_is_recorded_with_the_dispatcher_s_outcome() -> None:
+    from coworkenv.harness.agents.claude_stream import StreamParser
+    from coworkenv.harness.tools import CallOutcome
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.outcomes: list[str] = []
+
+        def record_tool_result(self, _call: object, outcome: CallOutcome) -> None:
+            self.outcomes.append(outcome.outcome)
+
+    io = Recorder()
+    parser = StreamParser(io)
+    answers = [
+        ("t1", "Invalid arguments for get_ticket: ticket_id: too long", True),
+        ("t2", "Unknown tool frobnicate", True),
+        ("t3", "No ticket tkt_9; search_tickets lists them", True),
+        ("t4", '{"id": "tkt_1"}', False),
+    ]
+    for call_id, text, is_error in answers:
+        block = {"type": "tool_use", "id": call_id, "name": "mcp__tickets__get_ticket", "input": {}}
+        parser.feed({"type": "assistant", "message": {"id": f"m{call_id}", "content": [block]}})
+        result = {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}
+        parser.feed({"type": "user", "message": {"content": [result]}})
+    assert io.outcomes == ["invalid_arguments", "unknown_tool", "error", "ok"]
