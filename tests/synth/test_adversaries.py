@@ -34,7 +34,8 @@ from coworkenv.synth.contract.validation.adversary_texts import numbers_text
 from coworkenv.synth.contract.validation.execution import ExecReport, validate_exec
 from coworkenv.synth.generate.families import get_family
 from coworkenv.synth.generate.plan import Cell, parse_plan
-from coworkenv.synth.generate.synthesize import format_report, synthesize
+from coworkenv.synth.generate.synth_report import format_report
+from coworkenv.synth.generate.synthesize import synthesize
 from tests.synth.conftest import base_task
 
 pytestmark = pytest.mark.anyio
