@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import IO, Any
 
@@ -31,10 +32,22 @@ _MODE = 0o666 & ~_umask()
 """The permissions a plain ``open(path, "w")`` gives a new file (``mkstemp`` alone gives 0600)."""
 
 
+_NAME_BYTES = 255  # a file name's limit on common file systems
+_TEMP_EXTRA = 1 + 1 + 10 + 1 + 8 + len(TEMP_SUFFIX)  # ".", ".PID" (up to 10 digits), ".", mkstemp's 8, ".tmp"
+
+
+def temp_stem(name: str) -> str:
+    """``name`` as a temporary file's name holds it: cut (in UTF-8 bytes, never inside a character) so that
+    ``.NAME.PID.RANDOM.tmp`` fits a file system's 255 bytes even for a target whose own name is that long."""
+    raw = name.encode("utf-8")[: _NAME_BYTES - _TEMP_EXTRA]
+    return raw.decode("utf-8", errors="ignore")
+
+
 def temp_beside(path: Path) -> tuple[int, Path]:
     """An open descriptor and the path of a fresh hidden temporary file in ``path``'s folder, named
     ``.NAME.PID.RANDOM.tmp`` so that a later cleaner can tell a dead writer's leftover from a live one's."""
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    prefix = f".{temp_stem(path.name)}.{os.getpid()}."
+    fd, name = tempfile.mkstemp(prefix=prefix, suffix=TEMP_SUFFIX, dir=path.parent)
     return fd, Path(name)
 
 
@@ -106,7 +119,8 @@ def remove_temp_files(folder: Path, name: str = "*", companions: tuple[str, ...]
     file): each ``.NAME.PID.*.tmp`` whose process PID is gone, and its ``companions`` (suffixes such as
     ``-wal``). A live writer's files are left alone. Returns what was removed."""
     removed = []
-    for leftover in sorted(folder.glob(f".{name}.*{TEMP_SUFFIX}")):
+    stem = name if name == "*" else glob_escape(temp_stem(name))
+    for leftover in sorted(folder.glob(f".{stem}.*{TEMP_SUFFIX}")):
         pid = leftover.name[: -len(TEMP_SUFFIX)].rsplit(".", 2)[-2]
         if not leftover.is_file() or not pid.isdigit() or _alive(int(pid)):
             continue

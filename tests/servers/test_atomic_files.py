@@ -91,3 +91,16 @@ def test_a_torn_last_json_line_is_counted_and_a_torn_middle_line_is_an_error(tmp
     path.write_bytes(b'{"a": 1}\n{"b": \n{"c": 3}\n')
     with pytest.raises(ValueError, match=r"log\.jsonl:2: not valid JSON"):
         atomic.read_json_lines(path)
+
+
+def test_a_file_whose_name_is_already_255_bytes_is_written_and_its_leftovers_found(tmp_path: Path) -> None:
+    from coworkenv.servers.kit.atomic import remove_temp_files, temp_beside, write_atomic
+
+    name = "é" * 125 + ".eval"  # 255 bytes in UTF-8
+    assert len(name.encode()) == 255
+    write_atomic(tmp_path / name, "whole")
+    assert (tmp_path / name).read_text() == "whole" and [p.name for p in tmp_path.iterdir()] == [name]
+    fd, tmp = temp_beside(tmp_path / name)
+    os.close(fd)
+    assert len(tmp.name.encode()) <= 255
+    assert remove_temp_files(tmp_path, name) == []  # its writer (this process) is alive: left alone
