@@ -33,7 +33,14 @@ class Tally:
 def usage_of(gen: TaskGenerator, before: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The generator's usage (tokens, requests, cost) so far, plus what earlier sessions of a resumed run spent."""
     totals = gen.report()
-    return {k: (before or {}).get(k, 0) + totals.get(k, 0) for k in USAGE_KEYS}
+    return {k: _added((before or {}).get(k), totals.get(k)) for k in USAGE_KEYS}
+
+
+def _added(earlier: Any, now: Any) -> Any:
+    """Two sessions' figure together; None (not known: a model without a price) stays None when both are."""
+    if earlier is None and now is None:
+        return None
+    return (earlier or 0) + (now or 0)
 
 
 def build_report(

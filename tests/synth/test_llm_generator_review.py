@@ -330,7 +330,7 @@ def test_coworkenv_synth_runs_on_a_local_openai_compatible_server(tmp_path: Path
         result = CliRunner().invoke(synth_cmd, [*args, "--out", str(out), "-q"])
     assert result.exit_code == 0, result.output
     assert roles.calls == ["writer", "reviewer"]
-    (task_file,) = [p for p in out.iterdir() if p.name != "synthesis_report.json"]
+    (task_file,) = [p for p in out.iterdir() if p.name != "synthesis_report.json" and not p.name.startswith(".")]
     task = json.loads(task_file.read_text())
     assert task["metadata"]["generator"] == "llm" and task["metadata"]["provider"] == "openai"
     assert task["metadata"]["review"][0]["verdict"] == "accept"
