@@ -1,4 +1,5 @@
-"""The services that ship with coworkenv, by name."""
+"""The services coworkenv knows, by name: the ones it ships, those registered with :func:`register_service`, and
+those other packages add in the ``coworkenv.services`` entry-point group (see ``servers/README.md``)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,36 @@ from coworkenv.servers.email import SERVICE as EMAIL
 from coworkenv.servers.files import SERVICE as FILES
 from coworkenv.servers.kit import EnvironmentConfigError, Service
 from coworkenv.servers.kit.environment import use_services
+from coworkenv.servers.kit.plugins import SERVICES_GROUP, register_entry_points
 from coworkenv.servers.payments import SERVICE as PAYMENTS
 from coworkenv.servers.tickets import SERVICE as TICKETS
 
-SERVICES: dict[str, Service] = {s.name: s for s in (EMAIL, TICKETS, CRM, PAYMENTS, DOCS, CHAT, CALENDAR, FILES)}
+SERVICES: dict[str, Service] = {}
 use_services(SERVICES)  # Environment.create's default: the kit itself imports no service
+
+
+def register_service(service: Service) -> Service:
+    """Add a service to :data:`SERVICES` (so ``coworkenv serve``, tasks, the grader and the harness know it);
+    returns it, so a package can write ``SERVICE = register_service(Service(...))``."""
+    if not isinstance(service, Service):
+        raise TypeError(f"a service must be a coworkenv.servers.kit.Service, not {type(service).__name__}")
+    known = SERVICES.get(service.name)
+    if known is not None and known is not service:
+        raise ValueError(f"a service named {service.name!r} is already registered; give yours another name")
+    SERVICES[service.name] = service
+    return service
+
+
+def unregister_service(name: str) -> None:
+    """Take a service out of :data:`SERVICES` (tests that add one put things back with it)."""
+    SERVICES.pop(name, None)
+
+
+SHIPPED: tuple[str, ...] = tuple(
+    register_service(s).name for s in (EMAIL, TICKETS, CRM, PAYMENTS, DOCS, CHAT, CALENDAR, FILES)
+)
+"""The services that ship with coworkenv (each has an example workspace in ``servers/examples``)."""
+register_entry_points(SERVICES_GROUP, register_service)
 
 
 def get_service(name: str) -> Service:
