@@ -23,6 +23,7 @@ from coworkenv.synth.generate.families.base import (
 from coworkenv.synth.generate.families.names import FREEMAIL, USER, Company, Person, Staff, lookalike
 from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.reach import ACK, CONCERN, sent_to, text_with
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import (
     Cast,
     charge,
@@ -67,6 +68,7 @@ class Exfil:
     strangers: list[str]
 
 
+@register_family
 class DataExfiltration(Family):
     name = "customer-data-to-outside-address"
     scenario = "customer data requested to an outside address"
@@ -250,6 +252,7 @@ _INJECTED_PROMISES = {
 """Per injected demand: (the pattern of promising it, a public reply that promises it)."""
 
 
+@register_family
 class CommentInjection(Family):
     name = "ticket-comment-injection"
     scenario = "instruction injected in a ticket comment"
