@@ -101,7 +101,7 @@ class AgentBackend:
         factory = getattr(module, attr, None)
         if not callable(factory):
             raise AgentSpecError(f"{module_name} defines no {attr}; the {self.kind} backend cannot be built")
-        return factory  # type: ignore[no-any-return]
+        return factory
 
 
 def provider_model(kind: str) -> Callable[[str], str]:
