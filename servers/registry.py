@@ -3,7 +3,6 @@ those other packages add in the ``coworkenv.services`` entry-point group (see ``
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
@@ -15,7 +14,7 @@ from coworkenv.servers.email import SERVICE as EMAIL
 from coworkenv.servers.files import SERVICE as FILES
 from coworkenv.servers.kit import EnvironmentConfigError, Service
 from coworkenv.servers.kit.environment import use_services
-from coworkenv.servers.kit.plugins import SERVICES_GROUP, register_entry_points
+from coworkenv.servers.kit.plugins import SERVICES_GROUP, register_entry_points, unknown_name
 from coworkenv.servers.payments import SERVICE as PAYMENTS
 from coworkenv.servers.tickets import SERVICE as TICKETS
 
@@ -51,11 +50,7 @@ def get_service(name: str) -> Service:
     try:
         return SERVICES[name]
     except KeyError:
-        close = difflib.get_close_matches(name, list(SERVICES), n=2, cutoff=0.6)
-        hint = f"did you mean {' or '.join(close)}? " if close else ""
-        raise EnvironmentConfigError(
-            f"unknown service {name!r}; {hint}available: {', '.join(sorted(SERVICES))}"
-        ) from None
+        raise EnvironmentConfigError(unknown_name("service", name, SERVICES)) from None
 
 
 # ---------------------------------------------------------------------- describing a service to a task author

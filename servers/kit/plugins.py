@@ -12,8 +12,9 @@ cannot be loaded costs one line on stderr naming it and what to do; it never sto
 
 from __future__ import annotations
 
+import difflib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
@@ -52,3 +53,11 @@ def register_entry_points(group: str, register: Callable[[Any], Any]) -> None:
             register(loaded)
         except (ValueError, TypeError) as exc:
             skip(ep, str(exc))
+
+
+def unknown_name(what: str, name: str, known: Collection[str], listed: str = "available") -> str:
+    """``"unknown service 'tickts'; did you mean tickets? available: chat, crm, ..."``: a registry's answer to a
+    name it does not hold."""
+    close = difflib.get_close_matches(name, list(known), n=2, cutoff=0.6)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return f"unknown {what} {name!r}; {hint}{listed}: {', '.join(sorted(known))}"

@@ -3,9 +3,9 @@ and those other packages add in the ``coworkenv.families`` entry-point group (se
 
 from __future__ import annotations
 
-import difflib
 from typing import TypeVar
 
+from coworkenv.servers.kit.plugins import unknown_name
 from coworkenv.synth.generate.families.base import Family
 
 FAMILIES: dict[str, Family] = {}
@@ -43,6 +43,4 @@ def get_family(name: str) -> Family:
     try:
         return FAMILIES[name]
     except KeyError:
-        close = difflib.get_close_matches(name, list(FAMILIES), n=2, cutoff=0.6)
-        hint = f"did you mean {' or '.join(close)}? " if close else ""
-        raise KeyError(f"unknown family {name!r}; {hint}known: {', '.join(sorted(FAMILIES))}") from None
+        raise KeyError(unknown_name("family", name, FAMILIES, listed="known")) from None
