@@ -3,20 +3,16 @@ those other packages add in the ``coworkenv.services`` entry-point group (see ``
 
 from __future__ import annotations
 
+import importlib
 import json
+from pathlib import Path
 from typing import Any
 
-from coworkenv.servers.calendar import SERVICE as CALENDAR
-from coworkenv.servers.chat import SERVICE as CHAT
-from coworkenv.servers.crm import SERVICE as CRM
-from coworkenv.servers.docs import SERVICE as DOCS
-from coworkenv.servers.email import SERVICE as EMAIL
-from coworkenv.servers.files import SERVICE as FILES
 from coworkenv.servers.kit import EnvironmentConfigError, Service
 from coworkenv.servers.kit.environment import use_services
 from coworkenv.servers.kit.plugins import SERVICES_GROUP, register_entry_points, unknown_name
-from coworkenv.servers.payments import SERVICE as PAYMENTS
-from coworkenv.servers.tickets import SERVICE as TICKETS
+
+EXAMPLES = Path(__file__).with_name("examples")
 
 SERVICES: dict[str, Service] = {}
 use_services(SERVICES)  # Environment.create's default: the kit itself imports no service
@@ -39,10 +35,15 @@ def unregister_service(name: str) -> None:
     SERVICES.pop(name, None)
 
 
-SHIPPED: tuple[str, ...] = tuple(
-    register_service(s).name for s in (EMAIL, TICKETS, CRM, PAYMENTS, DOCS, CHAT, CALENDAR, FILES)
-)
-"""The services that ship with coworkenv (each has an example workspace in ``servers/examples``)."""
+def _ship() -> tuple[str, ...]:
+    """Register the services that ship with coworkenv: each package ``servers/<name>`` whose example workspace is
+    ``servers/examples/<name>.json`` (the template has none: it is registered only when asked)."""
+    names = sorted(p.stem for p in EXAMPLES.glob("*.json"))
+    return tuple(register_service(importlib.import_module(f"coworkenv.servers.{n}").SERVICE).name for n in names)
+
+
+SHIPPED = _ship()
+"""The services that ship with coworkenv, by name (in the order of their names)."""
 register_entry_points(SERVICES_GROUP, register_service)
 
 

@@ -22,7 +22,7 @@ from mcp import Client, StdioServerParameters
 from coworkenv.servers import SERVICES, register_service
 from coworkenv.servers.kit import Service, ServiceState
 from coworkenv.servers.kit.plugins import SERVICES_GROUP
-from coworkenv.servers.registry import unregister_service
+from coworkenv.servers.registry import SHIPPED, unregister_service
 from coworkenv.servers.template import EXAMPLE_SEED, SERVICE
 from tests.conftest import error_text, ok, service_client
 from tests.guides import install_dist, python_blocks
@@ -129,3 +129,9 @@ def test_the_service_guide_code_registers_the_template_and_calls_it(capsys: pyte
     finally:
         unregister_service(SERVICE.name)
     assert capsys.readouterr().out.split() == ["1", "list_notes"]
+
+
+def test_every_package_with_an_example_workspace_ships_and_the_template_does_not() -> None:
+    examples = sorted(p.stem for p in (Path(__file__).parents[2] / "servers/examples").glob("*.json"))
+    assert list(SHIPPED) == examples and len(examples) == 8
+    assert "notes" not in SERVICES
