@@ -17,6 +17,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from coworkenv.harness.agents.registry import model_name as backend_model
 from coworkenv.harness.filenames import fit_name
 from coworkenv.harness.messages import Message
 from coworkenv.harness.report_data import Run, load_runs
@@ -36,12 +37,9 @@ def _inspect() -> Any:
 
 
 def model_name(agent: str) -> str:
-    """Inspect names models ``provider/model``: ``anthropic:claude-x`` → ``anthropic/claude-x``, ``openai:m@url``
-    → ``openai/m``; agents that are not models → ``coworkenv/<spec>``."""
-    kind, _, arg = agent.partition(":")
-    if kind in ("anthropic", "openai", "hf") and arg:
-        return f"{kind}/{arg.split('@', 1)[0]}"
-    return f"coworkenv/{agent}"
+    """Inspect names models ``provider/model``, as each agent backend's record says (``anthropic:claude-x`` →
+    ``anthropic/claude-x``, ``openai:m@url`` → ``openai/m``); agents that are not models → ``coworkenv/<spec>``."""
+    return backend_model(agent) or f"coworkenv/{agent}"
 
 
 def messages(record: Trajectory, model: str) -> list[Any]:

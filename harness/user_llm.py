@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.harness.agents.anthropic_agent import AnthropicAgent
+from coworkenv.harness.agents.backend import split_spec
 from coworkenv.harness.messages import Message
 from coworkenv.harness.user_sim import UserContext
 from coworkenv.synth.contract.task import Task
@@ -134,7 +135,7 @@ def llm_user_factory(model: str = DEFAULT_USER_MODEL, **options: Any) -> Callabl
 
 def from_spec(spec: str) -> Callable[[Task], LLMUser]:
     """The factory a ``--user`` spec names: ``anthropic:MODEL``, ``llm:MODEL``, ``llm`` (the default model)."""
-    kind, sep, model = spec.strip().partition(":")
+    kind, sep, model = split_spec(spec)
     if kind in ("anthropic", "llm") and (model or not sep):
         return llm_user_factory(model or DEFAULT_USER_MODEL)
     raise ValueError(f"unknown user simulator {spec!r}; use scripted, llm, llm:MODEL or anthropic:MODEL")

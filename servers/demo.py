@@ -22,9 +22,9 @@ from mcp import Client, StdioServerParameters
 from coworkenv.servers.kit import Environment, EnvironmentConfigError, ServiceState, format_time, parse_time
 from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.servers.mcp_config import mcp_config
-from coworkenv.servers.registry import SERVICES, get_service
+from coworkenv.servers.registry import EXAMPLES, get_service
+from coworkenv.servers.registry import SHIPPED as SERVICES
 
-EXAMPLES = Path(__file__).parent / "examples"
 NOW = "2026-03-02T09:00:00Z"
 
 

@@ -1,35 +1,57 @@
-"""The services that ship with coworkenv, by name."""
+"""The services coworkenv knows, by name: the ones it ships, those registered with :func:`register_service`, and
+those other packages add in the ``coworkenv.services`` entry-point group (see ``servers/README.md``)."""
 
 from __future__ import annotations
 
-import difflib
+import importlib
 import json
+from pathlib import Path
 from typing import Any
 
-from coworkenv.servers.calendar import SERVICE as CALENDAR
-from coworkenv.servers.chat import SERVICE as CHAT
-from coworkenv.servers.crm import SERVICE as CRM
-from coworkenv.servers.docs import SERVICE as DOCS
-from coworkenv.servers.email import SERVICE as EMAIL
-from coworkenv.servers.files import SERVICE as FILES
 from coworkenv.servers.kit import EnvironmentConfigError, Service
 from coworkenv.servers.kit.environment import use_services
-from coworkenv.servers.payments import SERVICE as PAYMENTS
-from coworkenv.servers.tickets import SERVICE as TICKETS
+from coworkenv.servers.kit.plugins import SERVICES_GROUP, register_entry_points, unknown_name
 
-SERVICES: dict[str, Service] = {s.name: s for s in (EMAIL, TICKETS, CRM, PAYMENTS, DOCS, CHAT, CALENDAR, FILES)}
+EXAMPLES = Path(__file__).with_name("examples")
+
+SERVICES: dict[str, Service] = {}
 use_services(SERVICES)  # Environment.create's default: the kit itself imports no service
+
+
+def register_service(service: Service) -> Service:
+    """Add a service to :data:`SERVICES` (so ``coworkenv serve``, tasks, the grader and the harness know it);
+    returns it, so a package can write ``SERVICE = register_service(Service(...))``."""
+    if not isinstance(service, Service):
+        raise TypeError(f"a service must be a coworkenv.servers.kit.Service, not {type(service).__name__}")
+    known = SERVICES.get(service.name)
+    if known is not None and known is not service:
+        raise ValueError(f"a service named {service.name!r} is already registered; give yours another name")
+    SERVICES[service.name] = service
+    return service
+
+
+def unregister_service(name: str) -> None:
+    """Take a service out of :data:`SERVICES` (tests that add one put things back with it)."""
+    SERVICES.pop(name, None)
+
+
+def _ship() -> tuple[str, ...]:
+    """Register the services that ship with coworkenv: each package ``servers/<name>`` whose example workspace is
+    ``servers/examples/<name>.json`` (the template has none: it is registered only when asked)."""
+    names = sorted(p.stem for p in EXAMPLES.glob("*.json"))
+    return tuple(register_service(importlib.import_module(f"coworkenv.servers.{n}").SERVICE).name for n in names)
+
+
+SHIPPED = _ship()
+"""The services that ship with coworkenv, by name (in the order of their names)."""
+register_entry_points(SERVICES_GROUP, register_service)
 
 
 def get_service(name: str) -> Service:
     try:
         return SERVICES[name]
     except KeyError:
-        close = difflib.get_close_matches(name, list(SERVICES), n=2, cutoff=0.6)
-        hint = f"did you mean {' or '.join(close)}? " if close else ""
-        raise EnvironmentConfigError(
-            f"unknown service {name!r}; {hint}available: {', '.join(sorted(SERVICES))}"
-        ) from None
+        raise EnvironmentConfigError(unknown_name("service", name, SERVICES)) from None
 
 
 # ---------------------------------------------------------------------- describing a service to a task author

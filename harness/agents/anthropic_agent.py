@@ -199,3 +199,8 @@ class AnthropicAgent:
 
     def cost(self, usage: Usage) -> float | None:
         return estimate_cost(self.model, usage)
+
+
+def from_spec(arg: str) -> AnthropicAgent:
+    """``anthropic:MODEL``."""
+    return AnthropicAgent(arg)

@@ -198,3 +198,9 @@ class OpenAIAgent:
 
     def cost(self, usage: Usage) -> float | None:
         return estimate_cost(self.model, usage)
+
+
+def from_spec(arg: str) -> OpenAIAgent:
+    """``openai:MODEL`` or ``openai:MODEL@BASE_URL``."""
+    model, _, base_url = arg.partition("@")
+    return OpenAIAgent(model, base_url=base_url or None)

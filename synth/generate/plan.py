@@ -49,8 +49,15 @@ class CapabilitySpec(_Model):
     description: str = ""
 
 
+EVERY_OTHER = "*"
+"""A scenario entry whose family is ``"*"``: every registered family the plan lists nowhere else."""
+
+
 class ScenarioSpec(_Model):
-    family: str = Field(min_length=1, description="A procedural family. Example: 'bank-change-lookalike'")
+    family: str = Field(
+        min_length=1,
+        description="A procedural family, or '*' for every family listed nowhere else. Example: 'bank-change-lookalike'",
+    )
     weight: float = Field(default=1.0, gt=0)
     capabilities: list[str] | None = Field(
         default=None, description="Count this scenario only toward these capabilities (default: all it exercises)."
@@ -70,7 +77,11 @@ class CapabilityPlan(_Model):
         default_factory=lambda: dict.fromkeys(DIFFICULTIES, 1.0),
         description="Difficulty levels and their weights.",
     )
-    scenarios: list[ScenarioSpec] = Field(min_length=1)
+    scenarios: list[ScenarioSpec] | None = Field(
+        default=None,
+        min_length=1,
+        description="The families to draw from (default: every registered family; '*' adds the ones not listed).",
+    )
 
     @field_validator("service_combinations")
     @classmethod
@@ -97,10 +108,10 @@ class CapabilityPlan(_Model):
         caps = [c.name for c in self.capabilities]
         if len(set(caps)) != len(caps):
             raise ValueError(f"capability names repeat: {sorted({c for c in caps if caps.count(c) > 1})}")
-        fams = [s.family for s in self.scenarios]
+        fams = [s.family for s in self.scenarios or []]
         if len(set(fams)) != len(fams):
             raise ValueError(f"scenarios repeat: {sorted({f for f in fams if fams.count(f) > 1})}")
-        for i, s in enumerate(self.scenarios):
+        for i, s in enumerate(self.scenarios or []):
             unknown = sorted(set(s.capabilities or []) - set(caps))
             if unknown:
                 raise ValueError(f"scenarios[{i}] ({s.family}) names capabilities the plan does not list: {unknown}")
@@ -162,13 +173,37 @@ def parse_plan(data: Any, source: str = "plan") -> CapabilityPlan:
         problems = [f"field {format_loc(e['loc'])}: {e['msg']}" for e in exc.errors()]
         raise PlanError(f"{source}: " + "; ".join(problems)) from exc
     _check_against_families(plan, source)
-    return plan
+    return plan.model_copy(update={"scenarios": _expand(plan)})
+
+
+def _expand(plan: CapabilityPlan) -> list[ScenarioSpec]:
+    """The plan's scenarios with ``'*'`` (or no scenarios at all) made into every other registered family that
+    fits the plan's service combinations and capabilities."""
+    from coworkenv.synth.generate.families import FAMILIES
+
+    listed = plan.scenarios if plan.scenarios is not None else [ScenarioSpec(family=EVERY_OTHER)]
+    named = {s.family for s in listed}
+    out: list[ScenarioSpec] = []
+    for s in listed:
+        if s.family != EVERY_OTHER:
+            out.append(s)
+            continue
+        for name, fam in FAMILIES.items():
+            spec = s.model_copy(update={"family": name})
+            fits = _services_for(plan, fam.service_options) and _capabilities_for(plan, spec, fam.capabilities)
+            if name not in named and fits:
+                out.append(spec)
+    if not out:
+        raise PlanError("no registered family fits the plan's service combinations and capabilities")
+    return out
 
 
 def _check_against_families(plan: CapabilityPlan, source: str) -> None:
     from coworkenv.synth.generate.families import FAMILIES
 
-    for i, s in enumerate(plan.scenarios):
+    for i, s in enumerate(plan.scenarios or []):
+        if s.family == EVERY_OTHER:
+            continue
         fam = FAMILIES.get(s.family)
         where = f"{source}: field scenarios[{i}]"
         if fam is None:
@@ -220,7 +255,7 @@ def coverage_plan(plan: CapabilityPlan, count: int | None = None, seed: int = 0)
     rng = random.Random(seed)
     caps = [c.name for c in plan.capabilities]
     by_cap: dict[str, list[ScenarioSpec]] = {c: [] for c in caps}
-    for s in plan.scenarios:
+    for s in _expand(plan):
         for c in _capabilities_for(plan, s, FAMILIES[s.family].capabilities):
             by_cap[c].append(s)
     live = [c for c in plan.capabilities if by_cap[c.name]]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from coworkenv.harness.agents import registry
+from coworkenv.harness.agents import backend, registry
 from coworkenv.harness.agents.builtin import NoopAgent, ReplayAgent, ScriptedAgent
 from coworkenv.harness.agents.registry import AgentSpecError, make_agent
 
@@ -46,15 +47,27 @@ def test_backends_are_imported_only_when_asked_for_and_built_from_the_spec() -> 
 
 
 def test_a_missing_backend_module_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(registry._BACKENDS, "hf", ("no_such_backend", "X", "pip install it"))
+    gone = replace(registry.BACKENDS["hf"], build="coworkenv.harness.agents.no_such_backend:from_spec")
+    monkeypatch.setitem(registry.BACKENDS, "hf", gone)
     with pytest.raises(AgentSpecError, match="not part of this installation"):
         make_agent("hf:/models/tiny")
 
 
 def test_a_backend_whose_package_is_missing_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    def missing(name: str) -> None:
-        raise ModuleNotFoundError("No module named 'openai'", name="openai")
-
-    monkeypatch.setattr(registry.importlib, "import_module", missing)
+    monkeypatch.setattr(backend.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(AgentSpecError, match="needs the 'openai' package: pip install openai"):
         make_agent("openai:m@http://x")
+
+
+def test_a_package_missing_inside_the_backend_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(name: str) -> None:
+        raise ModuleNotFoundError("No module named 'torch'", name="torch")
+
+    monkeypatch.setattr(backend.importlib, "import_module", missing)
+    with pytest.raises(AgentSpecError, match=r"needs the 'torch' package: pip install 'coworkenv\[train\]'"):
+        make_agent("hf:/models/tiny")
+
+
+def test_a_backend_that_takes_no_argument_refuses_one() -> None:
+    with pytest.raises(AgentSpecError, match="replay takes no argument; use replay"):
+        make_agent("replay:now")

@@ -22,12 +22,14 @@ from coworkenv.synth.generate.families.base import (
 )
 from coworkenv.synth.generate.families.names import OUR_DOMAIN, USER, Company, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, charge, filler_tickets, ticket
 from coworkenv.synth.generate.families.texts import ISSUES, PLANS
 
 UNRESOLVED = ["new", "open", "pending", "hold"]
 
 
+@register_family
 class EscalateToManagers(Family):
     name = "escalate-to-account-managers"
     scenario = "support escalation to account managers"
@@ -187,6 +189,7 @@ class EscalateToManagers(Family):
         )
 
 
+@register_family
 class RevenueReport(Family):
     name = "account-revenue-report"
     scenario = "revenue report for an account manager"

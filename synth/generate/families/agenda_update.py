@@ -14,6 +14,7 @@ from coworkenv.synth.generate.families.multiturn import FINISHED, PERSONA, PROJE
 from coworkenv.synth.generate.families.names import USER, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.reach import only
+from coworkenv.synth.generate.families.registry import register_family
 
 ITEMS = (
     "Goals and success metrics", "Timeline and milestones", "Risks and open questions", "Roles and owners",
@@ -37,6 +38,7 @@ def _agenda(project: str, items: list[str]) -> str:
     return f"# {project} kickoff agenda\n\n" + "".join(f"- {i}\n" for i in items)
 
 
+@register_family
 class AgendaUpdateAfterEdit(Family):
     name = "agenda-update-after-edit"
     scenario = "keeping a meeting's agenda in step with its file after the user edits it"

@@ -14,6 +14,7 @@ from coworkenv.synth.generate.families.calendar_invitations import PRIVATE
 from coworkenv.synth.generate.families.names import FREEMAIL, USER, Person, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.reach import ASK, sent_to, text_with
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, filler_mail, mail
 
 
@@ -28,6 +29,7 @@ class _Guest:
     request: Json
 
 
+@register_family
 class OutsideGuestRequest(Family):
     name = "calendar-outside-guest-request"
     scenario = "an outside address asks to be added to a confidential meeting"

@@ -12,6 +12,7 @@ from coworkenv.synth.generate.families.base import DISTRACTORS, MULTISTEP, SAFET
 from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, when
 from coworkenv.synth.generate.families.names import FREEMAIL, USER, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 
 INVITES = (
     "Q3 pipeline review", "Renewal strategy session", "Support metrics review", "Pricing workshop",
@@ -45,6 +46,7 @@ class _Case:
     others: list[str]
 
 
+@register_family
 class InviteInjection(Family):
     name = "calendar-invite-injection"
     scenario = "instruction injected in a meeting invitation"

@@ -13,6 +13,7 @@ from coworkenv.synth.generate.families.multiturn import FINISHED, PERSONA, PROJE
 from coworkenv.synth.generate.families.names import USER, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.reach import only
+from coworkenv.synth.generate.families.registry import register_family
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class _Plan:
     day_end: str
 
 
+@register_family
 class MeetingRescheduleAfterChange(Family):
     name = "calendar-reschedule-after-change"
     scenario = "moving a meeting after the user blocks its slot and adds a colleague"

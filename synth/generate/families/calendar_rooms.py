@@ -10,6 +10,7 @@ from coworkenv.synth.generate.families.base import DISTRACTORS, MULTISTEP, WINDO
 from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, plus, when
 from coworkenv.synth.generate.families.names import USER, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 
 MEETINGS = (
     "Customer advisory board prep", "Quarterly business review", "Support tooling workshop", "Hiring panel",
@@ -29,6 +30,7 @@ class _Clash:
     video: bool
 
 
+@register_family
 class RoomDoubleBooked(Family):
     name = "calendar-room-double-booked"
     scenario = "moving a meeting to another room when its room is double-booked"

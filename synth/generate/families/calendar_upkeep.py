@@ -10,11 +10,13 @@ from coworkenv.synth.generate.families.base import DISTRACTORS, MULTISTEP, WINDO
 from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, when
 from coworkenv.synth.generate.families.names import USER, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 
 WEEKDAYS = ("MO", "TU", "WE", "TH", "FR")
 WEEKLY = ("Team sync", "Support standup", "Pipeline review", "Product triage", "Design critique", "Ops check-in")
 
 
+@register_family
 class TimeOffDeclines(Family):
     name = "calendar-time-off-declines"
     scenario = "declining the invitations that fall in the user's time off"
@@ -109,6 +111,7 @@ def _next_weekday(b: TaskBuilder, weekday: int, weeks: int) -> datetime:
     return d + timedelta(weeks=weeks)
 
 
+@register_family
 class HolidayOccurrence(Family):
     name = "calendar-holiday-occurrence"
     scenario = "cancelling one occurrence of a weekly meeting on a holiday"

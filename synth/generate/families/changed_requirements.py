@@ -10,6 +10,7 @@ from coworkenv.synth.generate.families.multiturn import (
 )
 from coworkenv.synth.generate.families.names import AGENTS, USER, Company, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 
 ISSUES = (
     "Exports time out for large accounts", "SSO login loops back to the sign-in page", "Invoices show the wrong VAT",
@@ -17,6 +18,7 @@ ISSUES = (
 )  # fmt: skip
 
 
+@register_family
 class ChangedRequirements(Family):
     name = "changed-requirements"
     scenario = "re-triaging a ticket after the user changes the instructions"

@@ -8,6 +8,7 @@ from coworkenv.synth.generate.families.base import CROSS, DISTRACTORS, MULTISTEP
 from coworkenv.synth.generate.families.files_common import csv_text, drive
 from coworkenv.synth.generate.families.names import Company, Person
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast
 
 HEADER = ["name", "email", "title"]
@@ -17,6 +18,7 @@ def _rows(c: Company, people: list[Person], old: dict[str, str] | None = None) -
     return [[p.name, (old or {}).get(p.name, c.email(p)), p.title or "Contact"] for p in people]
 
 
+@register_family
 class ContactsSheetSync(Family):
     name = "contacts-sheet-sync"
     scenario = "updating a customer's contact sheet from the CRM"

@@ -18,6 +18,7 @@ from coworkenv.synth.generate.families.base import (
 )
 from coworkenv.synth.generate.families.names import Company
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, mail
 from coworkenv.synth.generate.families.texts import LOSS_GIST, LOSS_REASONS
 
@@ -88,6 +89,7 @@ class _Renewal:
         return "call" if self.message is None else "email"
 
 
+@register_family
 class CloseDeal(Family):
     name = "crm-close-deal"
     scenario = "sales pipeline update"

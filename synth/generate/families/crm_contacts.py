@@ -19,6 +19,7 @@ from coworkenv.synth.generate.families.base import (
 from coworkenv.synth.generate.families.crm import GUARD
 from coworkenv.synth.generate.families.names import FIRST, FREEMAIL, TITLES, USER, Company, Person
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, filler_mail, mail
 
 
@@ -34,6 +35,7 @@ class _Ambiguous:
     phone: str
 
 
+@register_family
 class ClarifyContact(Family):
     name = "crm-clarify-contact"
     scenario = "updating a contact after a call"
@@ -153,6 +155,7 @@ class _Introduction:
     phone: str
 
 
+@register_family
 class NewContactFromEmail(Family):
     name = "email-new-contact-to-crm"
     scenario = "keeping the CRM up to date"

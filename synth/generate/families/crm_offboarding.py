@@ -13,10 +13,12 @@ from coworkenv.synth.generate.families.base import (
 from coworkenv.synth.generate.families.crm import GUARD, deal_amount, opportunity, others_unchanged
 from coworkenv.synth.generate.families.names import Company
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast
 from coworkenv.synth.generate.families.texts import LOSS_GIST, LOSS_REASONS
 
 
+@register_family
 class ChurnAccount(Family):
     name = "crm-churn-account"
     scenario = "account offboarding"

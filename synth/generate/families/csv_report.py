@@ -12,6 +12,7 @@ from coworkenv.synth.generate.families.files_common import csv_text, drive
 from coworkenv.synth.generate.families.multiturn import FINISHED, PERSONA, TEAMS, Workspace, seed_chat, workspace
 from coworkenv.synth.generate.families.names import USER, slug
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 
 CATEGORIES = ("software", "travel", "hardware", "training", "catering", "contractors")
 SUPPLIERS = (
@@ -44,6 +45,7 @@ class _Report:
     edit: Json
 
 
+@register_family
 class CsvReportToChat(Family):
     name = "csv-report-to-chat"
     scenario = "a total computed from a spreadsheet, corrected by the user, posted in chat"

@@ -31,6 +31,7 @@ from coworkenv.synth.generate.families.multiturn import (
 )
 from coworkenv.synth.generate.families.names import USER
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ def _proposal(name: str, total: int, due: str) -> str:
     )
 
 
+@register_family
 class DocsReviseAfterFeedback(Family):
     name = "docs-revise-after-feedback"
     scenario = "revising a proposal after the user changes its figures"

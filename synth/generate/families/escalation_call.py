@@ -12,6 +12,7 @@ from coworkenv.synth.generate.families.calendar_common import Calendar, backgrou
 from coworkenv.synth.generate.families.names import USER, Company, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.reach import only
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, filler_tickets, ticket
 from coworkenv.synth.generate.families.texts import ISSUES
 
@@ -36,6 +37,7 @@ def time_rx(iso: str) -> str:
     return rf"(?<!\d)(?:{h:02d}:{m:02d}|{twelve})"
 
 
+@register_family
 class EscalationCall(Family):
     name = "escalation-call-with-contacts"
     scenario = "scheduling a call with a customer's contacts after an escalation"

@@ -12,6 +12,7 @@ from coworkenv.synth.generate.families.multiturn import Workspace, seed_chat, wo
 from coworkenv.synth.generate.families.names import USER, Company, Staff, slug
 from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.reach import only
+from coworkenv.synth.generate.families.registry import register_family
 
 DOCS = ("renewal proposal", "security questionnaire", "pricing proposal", "implementation plan", "statement of work")
 
@@ -31,6 +32,7 @@ def _body(company: str, doc: str, status: str, total: int) -> str:
     return f"# {company} {doc}\n\nStatus: {status}\n\n{scope}## Price\n\n${total:,} a year\n"
 
 
+@register_family
 class ShareFinalVersion(Family):
     name = "share-final-version"
     scenario = "sharing the right version of a file with the account team"

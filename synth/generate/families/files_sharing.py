@@ -13,6 +13,7 @@ from coworkenv.synth.generate.families.files_common import csv_text, drive
 from coworkenv.synth.generate.families.names import FREEMAIL, USER, Company, Person, Staff, lookalike
 from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.reach import CONCERN, sent_to, text_with
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, filler_mail, mail
 
 
@@ -29,6 +30,7 @@ class _Ask:
     strangers: list[str]
 
 
+@register_family
 class SharedFileOutside(Family):
     name = "shared-file-to-outside"
     scenario = "a customer-data file asked to be shared with an outside address"

@@ -21,6 +21,7 @@ from coworkenv.synth.generate.families.base import (
 )
 from coworkenv.synth.generate.families.names import FINANCE, USER, Vendor, lookalike
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import (
     Cast,
     bank_account,
@@ -55,6 +56,7 @@ LOOKALIKE = (
 address holds it without warning about it)."""
 
 
+@register_family
 class BankChangeLookalike(Family):
     name = "bank-change-lookalike"
     scenario = "payment-change fraud check"

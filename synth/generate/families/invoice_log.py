@@ -10,6 +10,7 @@ from coworkenv.synth.generate.families.base import CROSS, DISTRACTORS, WINDOW, F
 from coworkenv.synth.generate.families.files_common import csv_text, drive
 from coworkenv.synth.generate.families.names import FINANCE, Vendor
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, filler_mail, mail
 
 HEADER = ["vendor", "invoice", "amount_usd", "received"]
@@ -40,6 +41,7 @@ def _email(b: TaskBuilder, bill: _Bill, reminder: bool = False) -> Json:
     return mail(b, (f"{v.name} Billing", f"billing@{v.domain}"), subject, body, bill.received)
 
 
+@register_family
 class InvoiceEmailsToLog(Family):
     name = "invoice-emails-to-log"
     scenario = "logging emailed invoices in a spreadsheet"

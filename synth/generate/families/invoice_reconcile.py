@@ -11,6 +11,7 @@ from coworkenv.synth.generate.families.base import CROSS, DISTRACTORS, REPORT, F
 from coworkenv.synth.generate.families.files_common import csv_text, drive
 from coworkenv.synth.generate.families.names import FINANCE, Vendor
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, bank_account, vendor_record
 
 HEADER = ["vendor", "invoice", "amount_usd", "due"]
@@ -27,6 +28,7 @@ class _Invoice:
         return f"ven_{self.vendor.key}"
 
 
+@register_family
 class InvoiceReconcile(Family):
     name = "invoice-sheet-reconcile"
     scenario = "reconciling an invoice spreadsheet against payouts"

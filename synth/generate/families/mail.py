@@ -6,10 +6,12 @@ from coworkenv.synth.generate.families.backdrop import backdrop
 from coworkenv.synth.generate.families.base import COMMS, DISTRACTORS, Family, TaskBuilder, rx
 from coworkenv.synth.generate.families.names import FINANCE, USER, Company, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, filler_mail, mail
 from coworkenv.synth.generate.families.texts import TOPICS
 
 
+@register_family
 class ForwardQuestion(Family):
     name = "email-forward-question"
     scenario = "routing a customer question"

@@ -19,6 +19,7 @@ from coworkenv.synth.generate.families.multiturn import (
 )
 from coworkenv.synth.generate.families.names import USER, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ def _all_of(texts: list[str]) -> str:
     return "^" + "".join(f"(?=[\\s\\S]*{rx(t)})" for t in texts)
 
 
+@register_family
 class MeetingNotesFollowup(Family):
     name = "meeting-notes-followup"
     scenario = "posting a meeting's action items after the user adds one"

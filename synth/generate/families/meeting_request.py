@@ -11,9 +11,11 @@ from coworkenv.synth.generate.families.escalation_call import time_rx
 from coworkenv.synth.generate.families.names import USER, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.reach import only
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, filler_mail, mail
 
 
+@register_family
 class MeetingRequestFromEmail(Family):
     name = "meeting-request-from-email"
     scenario = "booking the time a customer proposed by email that suits everyone"

@@ -9,6 +9,7 @@ from coworkenv.synth.generate.families.base import CROSS, DISTRACTORS, MULTISTEP
 from coworkenv.synth.generate.families.files_common import Drive, csv_text, drive
 from coworkenv.synth.generate.families.names import Company, slug
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, filler_tickets, ticket
 from coworkenv.synth.generate.families.texts import ISSUES
 
@@ -31,6 +32,7 @@ def _folder(b: TaskBuilder, d: Drive, cast: Cast, c: Company, n: int) -> list[st
     return [d.file(name, text, owner, c.name, b.rng.randint(20, 150))["id"] for name, text in docs[:n]]
 
 
+@register_family
 class OffboardCustomer(Family):
     name = "offboard-customer"
     scenario = "offboarding a churned customer across CRM, tickets and files"

@@ -21,6 +21,7 @@ from coworkenv.synth.generate.families.base import (
 )
 from coworkenv.synth.generate.families.names import Company
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, charge, comment, filler_charges, public_reply_check, ticket
 from coworkenv.synth.generate.families.texts import PLANS
 
@@ -121,6 +122,7 @@ def refund_checks(b: TaskBuilder, pair: DuplicatePair, weight: float) -> None:
     )
 
 
+@register_family
 class DuplicateRefund(Family):
     name = "payments-duplicate-refund"
     scenario = "billing correction"
@@ -208,6 +210,7 @@ class DuplicateRefund(Family):
         return compose(b, ask, company=x.name, day=day, plan=pair.plan)
 
 
+@register_family
 class TicketDuplicateRefund(Family):
     name = "ticket-duplicate-refund"
     scenario = "billing ticket resolution"

@@ -12,6 +12,7 @@ from coworkenv.synth.generate.families.files_common import csv_text, drive
 from coworkenv.synth.generate.families.multiturn import FINISHED, PERSONA
 from coworkenv.synth.generate.families.names import FINANCE, Vendor
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, bank_account, vendor_record
 
 HEADER = ["vendor", "invoice", "amount_usd"]
@@ -41,6 +42,7 @@ class _Approval:
     removed: _Line | None
 
 
+@register_family
 class PayoutsAfterApproval(Family):
     name = "payouts-after-approval"
     scenario = "paying a payout sheet after the user corrects and approves it"

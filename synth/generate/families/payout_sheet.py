@@ -21,6 +21,7 @@ from coworkenv.synth.generate.families.base import (
 from coworkenv.synth.generate.families.files_common import Drive, csv_text, drive
 from coworkenv.synth.generate.families.names import FINANCE, Vendor
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, bank_account, vendor_record
 
 HEADER = ["vendor", "invoice", "amount_usd", "bank_last4", "note"]
@@ -54,6 +55,7 @@ def _dollars(cents: int) -> str:
     return f"{cents // 100}.{cents % 100:02d}"
 
 
+@register_family
 class PayoutSheetUnknownBank(Family):
     name = "payout-sheet-unknown-bank"
     scenario = "paying a payout sheet with one row to an unknown bank account"

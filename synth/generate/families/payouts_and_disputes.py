@@ -20,6 +20,7 @@ from coworkenv.synth.generate.families.base import (
 )
 from coworkenv.synth.generate.families.names import USER, Company, Person, Vendor
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import (
     Cast,
     bank_account,
@@ -47,6 +48,7 @@ def _invoice(
     return mail(b, (f"{v.name} Billing", f"billing@{v.domain}"), subject, body, date, unread=unread)
 
 
+@register_family
 class VendorInvoicePayout(Family):
     name = "vendor-invoice-payout"
     scenario = "paying a supplier"
@@ -225,6 +227,7 @@ class _Chargeback:
     dispute_customer: str
 
 
+@register_family
 class DisputeEvidence(Family):
     name = "dispute-evidence"
     scenario = "contesting a card dispute"

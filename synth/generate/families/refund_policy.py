@@ -20,6 +20,7 @@ from coworkenv.synth.generate.families.base import (
 from coworkenv.synth.generate.families.names import Company
 from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.reach import text_with
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import (
     Cast,
     charge,
@@ -52,6 +53,7 @@ class PolicyCase:
     both: bool
 
 
+@register_family
 class RefundOutsidePolicy(Family):
     name = "refund-outside-policy"
     scenario = "refund request against policy"

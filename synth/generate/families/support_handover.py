@@ -8,12 +8,14 @@ from coworkenv.synth.generate.families.base import CROSS, DISTRACTORS, WINDOW, F
 from coworkenv.synth.generate.families.calendar_common import background, calendar, when
 from coworkenv.synth.generate.families.names import USER, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, filler_tickets, ticket
 from coworkenv.synth.generate.families.texts import ISSUES
 
 UNRESOLVED = ["new", "open", "pending", "hold"]
 
 
+@register_family
 class OutOfOfficeHandover(Family):
     name = "out-of-office-ticket-handover"
     scenario = "handing an absent engineer's tickets to a colleague"

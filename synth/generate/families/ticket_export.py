@@ -8,6 +8,7 @@ from coworkenv.synth.generate.families.backdrop import backdrop
 from coworkenv.synth.generate.families.base import CROSS, DISTRACTORS, REPORT, Family, Json, TaskBuilder, rx
 from coworkenv.synth.generate.families.files_common import csv_text, drive
 from coworkenv.synth.generate.families.phrasing import Ask, compose
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, filler_tickets, ticket
 from coworkenv.synth.generate.families.texts import ISSUES
 
@@ -19,6 +20,7 @@ def _has(ids: list[str]) -> str:
     return "".join(f"(?=[\\s\\S]*{rx(i)}\\b)" for i in ids)
 
 
+@register_family
 class UrgentTicketsToSheet(Family):
     name = "urgent-tickets-to-sheet"
     scenario = "exporting the urgent enterprise tickets into a CSV on the drive"

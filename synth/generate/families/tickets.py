@@ -18,6 +18,7 @@ from coworkenv.synth.generate.families.base import (
 from coworkenv.synth.generate.families.names import Company, Staff
 from coworkenv.synth.generate.families.phrasing import Ask, compose
 from coworkenv.synth.generate.families.reach import ACK
+from coworkenv.synth.generate.families.registry import register_family
 from coworkenv.synth.generate.families.seeds import Cast, filler_tickets, public_reply_check, ticket
 from coworkenv.synth.generate.families.texts import ISSUES
 
@@ -58,6 +59,7 @@ def _customers(b: TaskBuilder) -> list[str]:
     return sorted({str(o["name"]) for o in b.rows("tickets", "organizations")})
 
 
+@register_family
 class StaleEscalation(Family):
     name = "tickets-stale-escalation"
     scenario = "support escalation"
@@ -178,6 +180,7 @@ class StaleEscalation(Family):
         return compose(b, ask, span=b.pick(numeric, words))
 
 
+@register_family
 class OnCallTriage(Family):
     name = "tickets-triage-oncall"
     scenario = "morning ticket triage"
