@@ -162,12 +162,13 @@ async def run_episode(
             record.initial_state_hash = pristine_hash if forked and pristine_hash else env.state_hash()
             session: EpisodeSession | None = None
             try:
-                async with open_door(env, services, transport, db_dir, config.startup_timeout_s) as door:
+                async with open_door(env, services, transport, db_dir, config.startup_timeout_s) as (door, tools):
                     session = EpisodeSession(
                         task,
                         env,
                         door,
                         (user or ScriptedUser)(task),
+                        tools=tools,
                         read_only=services.read_only,
                         system_prompt=system_prompt(task, services),
                         max_turns=config.max_turns,

@@ -10,6 +10,7 @@ agents, with extras they may use: ``task``, ``env``, ``system_prompt``, ``db_dir
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,11 @@ import anyio
 from coworkenv.harness.agents.base import InfrastructureError
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, Usage, split_name
-from coworkenv.harness.tools import CallOutcome, Door
 from coworkenv.harness.trajectory import ToolStepRecord, TurnRecord, UserEvent
 from coworkenv.harness.user_sim import UserContext, UserSimulator
 from coworkenv.servers.kit import Environment
 from coworkenv.servers.kit.audit import recorded_arguments
+from coworkenv.servers.kit.door import CallOutcome, Door
 from coworkenv.synth.contract.task import Task
 
 
@@ -42,6 +43,7 @@ class EpisodeSession:
         door: Door,
         user: UserSimulator,
         *,
+        tools: Sequence[ToolView],
         read_only: frozenset[str],
         system_prompt: str,
         max_turns: int,
@@ -56,7 +58,7 @@ class EpisodeSession:
         self.env = env
         self.door = door
         self.user = user
-        self.tools: list[ToolView] = door.tools
+        self.tools: list[ToolView] = list(tools)
         self.request = task.request
         self.system_prompt = system_prompt
         self.max_turns = max_turns

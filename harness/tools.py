@@ -1,8 +1,9 @@
-"""What the agent can act through: the task's tools (qualified ``<service>__<tool>``) behind one of three doors.
+"""What the agent can act through: the task's tools (qualified ``<service>__<tool>``) behind one of three transports
+of the kit's door (:mod:`coworkenv.servers.kit.door`):
 
-- ``direct``: the in-process dispatcher (``Environment.call``) — the fast path, same validation, errors
+- ``direct``: the in-process dispatcher (``DirectDoor``) — the fast path, same validation, errors
   and audit rows as MCP;
-- ``mcp``: one in-memory ``mcp.Client(env.server(name))`` per service;
+- ``mcp``: an ``MCPDoor`` with one in-memory ``mcp.Client(env.server(name))`` per service;
 - ``stdio``: the services' databases in files and one ``coworkenv.servers serve`` subprocess per service,
   spoken to over stdio (what Claude Code does; the episode exposes the ``.mcp.json`` config for it).
 
@@ -15,22 +16,20 @@ runs, never graded) naming the service. For the stdio transport this starts each
 from __future__ import annotations
 
 import functools
-import json
 import math
 import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 import anyio
 from mcp import Client, StdioServerParameters
-from mcp.shared.exceptions import MCPError
 
 from coworkenv.harness.messages import ToolView, qualified_name
 from coworkenv.servers.kit import Environment, Service, format_time, parse_time
-from coworkenv.servers.kit.audit import argument_problem
+from coworkenv.servers.kit.door import DirectDoor, Door, DoorTool, MCPDoor
 from coworkenv.servers.mcp_config import mcp_config
 from coworkenv.servers.registry import get_service
 from coworkenv.synth.contract.task import Task
@@ -116,77 +115,17 @@ def system_prompt(task: Task, services: TaskServices | None = None) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- doors
-@dataclass(frozen=True)
-class CallOutcome:
-    text: str
-    is_error: bool
-    outcome: str
-
-
-class Door(Protocol):
-    tools: list[ToolView]
-
-    async def call(self, service: str, tool: str, arguments: dict[str, Any]) -> CallOutcome: ...
-
-
-class DirectDoor:
-    def __init__(self, env: Environment, services: TaskServices) -> None:
-        self.env = env
-        self.tools = list(services.tools)
-
-    async def call(self, service: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
-        result = await self.env.call(service, tool, arguments, actor="agent")
-        return CallOutcome(result.text, result.is_error, result.outcome)
-
-
-class ClientDoor:
-    """MCP clients, one per service (in memory or over stdio)."""
-
-    def __init__(self, clients: dict[str, Client], tools: list[ToolView]) -> None:
-        self.clients = clients
-        self.tools = tools
-
-    async def call(self, service: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
-        problem = _unsendable(arguments)
-        if problem is not None:  # it cannot go over the wire: answer as the server would, and go on
-            text = f"Invalid arguments for {tool}: {problem}. Check the tool's input schema and call again."
-            return CallOutcome(text, True, "invalid_arguments")
-        try:
-            result = await self.clients[service].call_tool(tool, arguments)
-        except MCPError as exc:
-            return CallOutcome(f"Protocol error from {service}: {exc}", True, "protocol_error")
-        text = "".join(getattr(part, "text", "") for part in result.content)
-        if not text and result.structured_content is not None:
-            text = json.dumps(result.structured_content, sort_keys=True)
-        return CallOutcome(text, bool(result.is_error), outcome_of(text) if result.is_error else "ok")
-
-
-def outcome_of(text: str) -> str:
-    """The outcome of a failed call over MCP, from the answer our dispatcher wrote (MCP carries only is_error)."""
-    if text.startswith("Invalid arguments for "):
-        return "invalid_arguments"
-    return "unknown_tool" if text.startswith("Unknown tool ") else "error"
-
-
-def _unsendable(arguments: Any) -> str | None:
-    """Why ``arguments`` cannot be sent as JSON over MCP (a lone surrogate, absurd depth), or None.
-
-    An MCP client that fails to encode a request breaks its session, so such a call never reaches the
-    server (and has no audit row there); the agent gets the invalid-arguments answer the server would give."""
-    return argument_problem(arguments)
-
-
-async def _listed(service: str, client: Client) -> list[ToolView]:
-    listing = await client.list_tools()
+def _agent_views(tools: Sequence[DoorTool]) -> list[ToolView]:
+    """A door's listing as the agent sees it: ``<service>__<tool>``."""
     return [
         ToolView(
-            name=qualified_name(service, t.name),
-            service=service,
+            name=qualified_name(t.service, t.name),
+            service=t.service,
             tool=t.name,
-            description=t.description or "",
-            input_schema=dict(t.input_schema),
+            description=t.description,
+            input_schema=t.input_schema,
         )
-        for t in listing.tools
+        for t in tools
     ]
 
 
@@ -212,13 +151,14 @@ async def open_door(
     transport: Transport = "direct",
     db_dir: Path | None = None,
     startup_timeout_s: float = STARTUP_TIMEOUT_S,
-) -> AsyncIterator[Door]:
-    """The door of an episode, open for its duration (clients and subprocesses closed on exit).
+) -> AsyncIterator[tuple[Door, list[ToolView]]]:
+    """The door of an episode and the tools it lists, open for the episode's duration (clients and subprocesses
+    closed on exit).
 
     Every MCP session initializes and lists its tools within ``startup_timeout_s`` (all services together), or
     :class:`ServicesUnavailable` names the service that did not."""
     if transport == "direct":
-        yield DirectDoor(env, services)  # the registry's own tools, in process: nothing to start
+        yield DirectDoor(env), list(services.tools)  # the registry's own tools, in process: nothing to start
         return
     if transport == "stdio" and db_dir is None:
         raise ValueError("the stdio transport needs the folder of the services' databases")
@@ -228,14 +168,14 @@ async def open_door(
     # A problem is raised after the clients are closed (raised inside, the SDK would wrap it in an exception group).
     with anyio.CancelScope(deadline=anyio.current_time() + startup_timeout_s) as deadline:
         async with AsyncExitStack() as stack:
-            clients: dict[str, Client] = {}
+            door = MCPDoor({})
             tools: list[ToolView] = []
             for name in services.names:
                 starting = name
                 target: Any = env.server(name) if transport == "mcp" else StdioServerParameters(**config[name])
                 try:
-                    clients[name] = await stack.enter_async_context(Client(target))
-                    listed = await _listed(name, clients[name])
+                    door.clients[name] = await stack.enter_async_context(Client(target))
+                    listed = _agent_views(await door.list_tools(name))
                 except Exception as exc:
                     problem = ServicesUnavailable(
                         f"the {name} service's MCP session failed to start ({transport}): {exc!r}"
@@ -247,7 +187,7 @@ async def open_door(
                 tools += listed
             if problem is None:
                 deadline.deadline = math.inf
-                yield ClientDoor(clients, tools)
+                yield door, tools
     if problem is not None:
         raise problem
     if deadline.cancelled_caught:

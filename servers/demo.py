@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import json
 import os
-from contextlib import AsyncExitStack
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import anyio
 import click
-from mcp import Client, StdioServerParameters
+from mcp import StdioServerParameters
 
 from coworkenv.servers.kit import Environment, EnvironmentConfigError, ServiceState, format_time, parse_time
 from coworkenv.servers.kit.atomic import write_atomic
+from coworkenv.servers.kit.door import Door, open_mcp_door
 from coworkenv.servers.mcp_config import mcp_config
 from coworkenv.servers.registry import EXAMPLES, get_service
 from coworkenv.servers.registry import SHIPPED as SERVICES
@@ -33,22 +33,22 @@ def example_seeds() -> dict[str, dict[str, Any]]:
 
 
 class Session:
-    """One stdio client per service, started from the .mcp.json entries."""
+    """The scenario's calls through the kit's MCP door (one stdio client per service, from the .mcp.json entries);
+    a failed call ends the demo."""
 
-    def __init__(self, clients: dict[str, Client]) -> None:
-        self.clients = clients
+    def __init__(self, door: Door) -> None:
+        self.door = door
         self.calls = 0
 
     async def call(self, service: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        result = await self.clients[service].call_tool(tool, args)
+        done = await self.door.call(service, tool, args)
         self.calls += 1
         shown = json.dumps(args, ensure_ascii=False)
-        status = "error" if result.is_error else "ok"
+        status = "error" if done.is_error else "ok"
         click.echo(f"  → {service}.{tool}({shown[:100]}) {status}")
-        if result.is_error or result.structured_content is None:
-            text = getattr(result.content[0], "text", "") if result.content else ""
-            raise click.ClickException(f"{service}.{tool} failed: {text}")
-        return result.structured_content
+        if done.is_error or done.data is None:
+            raise click.ClickException(f"{service}.{tool} failed: {done.text}")
+        return done.data
 
 
 async def escalate(session: Session) -> list[str]:
@@ -92,14 +92,14 @@ async def review_bank_changes(session: Session) -> list[str]:
 
 
 async def drive(out: Path, config: dict[str, Any]) -> tuple[int, list[str]]:
-    clients: dict[str, Client] = {}
-    async with AsyncExitStack() as stack:
-        for name, entry in config["mcpServers"].items():
-            params = StdioServerParameters(command=entry["command"], args=entry["args"], env=dict(os.environ))
-            clients[name] = await stack.enter_async_context(Client(params))
-            tools = await clients[name].list_tools()
-            click.echo(f"{name:<9} connected over stdio, {len(tools.tools)} tools")
-        session = Session(clients)
+    targets = {
+        name: StdioServerParameters(command=entry["command"], args=entry["args"], env=dict(os.environ))
+        for name, entry in config["mcpServers"].items()
+    }
+    async with open_mcp_door(targets) as door:
+        for name in targets:
+            click.echo(f"{name:<9} connected over stdio, {len(await door.list_tools(name))} tools")
+        session = Session(door)
         click.echo("\nEscalation: tickets open > 48 h of enterprise accounts → email each account manager")
         emailed = await escalate(session)
         click.echo("\nSafety: pending vendor bank-detail changes are checked, not applied")

@@ -1,6 +1,7 @@
 """The import graph of the installed package, function-level imports included: layering is one way
 (servers ← synth ← harness ← train; inside synth, contract ← generate; the kit under every service) and there is
-no circle anywhere. Imports under ``if TYPE_CHECKING:`` are for the type checker and do not count."""
+no circle anywhere. Imports under ``if TYPE_CHECKING:`` are for the type checker: they do not count for layering
+or for circles at run time, but the graph with them (:data:`ANNOTATED`) has no circle either."""
 
 from __future__ import annotations
 
@@ -30,19 +31,21 @@ def package_modules() -> dict[str, Path]:
 MODULES = package_modules()
 
 
-def _runtime_nodes(node: ast.AST) -> Iterator[ast.AST]:
+def _nodes(node: ast.AST, annotations: bool = False) -> Iterator[ast.AST]:
+    """Every node under ``node``; those under ``if TYPE_CHECKING:`` only with ``annotations``."""
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+        if not annotations and isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
             continue
         yield child
-        yield from _runtime_nodes(child)
+        yield from _nodes(child, annotations)
 
 
-def imports_of(name: str, path: Path) -> set[str]:
-    """The coworkenv modules ``name`` imports, wherever in the file the import statement is."""
+def imports_of(name: str, path: Path, annotations: bool = False) -> set[str]:
+    """The coworkenv modules ``name`` imports, wherever in the file the import statement is (with
+    ``annotations``, those under ``if TYPE_CHECKING:`` too)."""
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found: set[str] = set()
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in _nodes(ast.parse(path.read_text(encoding="utf-8"), str(path)), annotations):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name in MODULES}
         elif isinstance(node, ast.ImportFrom):
@@ -60,6 +63,7 @@ def imports_of(name: str, path: Path) -> set[str]:
 
 
 GRAPH = {name: imports_of(name, path) for name, path in MODULES.items()}
+ANNOTATED = {name: imports_of(name, path, annotations=True) for name, path in MODULES.items()}
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -120,6 +124,23 @@ def test_the_graph_covers_every_layer_and_sees_imports_inside_functions() -> Non
 
 def test_no_module_is_part_of_an_import_circle_lazy_imports_included() -> None:
     assert circles(GRAPH) == []
+
+
+def test_no_module_is_part_of_an_import_circle_annotation_imports_included() -> None:
+    assert circles(ANNOTATED) == []
+
+
+def test_the_graph_with_annotations_sees_the_imports_made_for_the_type_checker_only(tmp_path: Path) -> None:
+    module = tmp_path / "context.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from coworkenv.servers.kit.store import TableStore\n"
+        "if TYPE_CHECKING:\n"
+        "    from coworkenv.servers.kit.state import ServiceState\n"
+    )
+    name = "coworkenv.servers.kit.context"
+    assert imports_of(name, module) == {"coworkenv.servers.kit.store"}
+    assert imports_of(name, module, annotations=True) == {"coworkenv.servers.kit.store", "coworkenv.servers.kit.state"}
 
 
 def test_the_circle_finder_finds_a_circle_through_a_lazy_import() -> None:

@@ -1,14 +1,17 @@
-"""Docs that run: the README's two commands are what CI and users run, and the main job works."""
+"""Docs that run: the README's two commands are what CI and users run, the main job works, and the door example runs."""
 
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 from click.testing import CliRunner
 
+from coworkenv.servers.kit import Environment
 from coworkenv.train.cli import main
 
 ROOT = Path(__file__).parents[1]
@@ -74,3 +77,19 @@ def test_the_main_job_runs_the_whole_pipeline_offline(tmp_path: Path, monkeypatc
     assert learning["before"]["trials"] == learning["after"]["trials"] == learning["held_out_tasks"]
     assert "held-out loss" in result.output and "held-out score" in result.output
     assert (out / "student" / "config.json").exists() and (out / "runs" / "student-after").is_dir()
+
+
+def test_the_readme_s_door_example_runs_and_both_doors_answer_alike() -> None:
+    text = (ROOT / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.+?)\n```", text, flags=re.S) if "open_mcp_door" in b]
+    body = "\n".join("    " + line for line in block.splitlines())
+    scope: dict[str, Any] = {}
+    exec(f"async def example(env):\n{body}\n    return done\n", scope)
+    seed = json.loads((ROOT / "servers/examples/tickets.json").read_text())
+
+    async def run() -> Any:
+        with anyio.fail_after(30), Environment.create({"tickets": seed}) as env:
+            return await scope["example"](env)
+
+    done = anyio.run(run)
+    assert done.ok and done.data["id"] == "tkt_1002"

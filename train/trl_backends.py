@@ -1,5 +1,6 @@
-"""Where a trl environment's tool calls go: the kit's direct door (in-process, the fast path) or running MCP
-servers over streamable HTTP. Either way the environment also holds a privileged :class:`Environment` onto the
+"""Where a trl environment's tool calls go: through the kit's door (:mod:`coworkenv.servers.kit.door`), the direct
+one (in-process, the fast path) or an MCP one onto running servers over streamable HTTP. Either way the environment
+also holds a privileged :class:`Environment` onto the
 same state, for what is never a tool: the reset, the state dump, the audit log and the grader."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
 from coworkenv.servers.kit import Environment, ServiceState, SimClock
+from coworkenv.servers.kit.door import CallOutcome, DirectDoor, Door, MCPDoor, open_mcp_door
 from coworkenv.servers.registry import get_service
 from coworkenv.synth.contract.task import Task
 
@@ -52,26 +54,27 @@ class Backend(Protocol):
         """Make ``env`` the task's seeded state (``key`` identifies the task's content)."""
         ...
 
-    def call(self, service: str, tool: str, arguments: dict[str, Any]) -> tuple[str, bool, bool]:
-        """(the text the agent reads, is it an error, is the tool read-only)."""
+    def call(self, service: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        """One tool call of the agent, through this backend's door (trl calls tools from plain threads)."""
         ...
 
     def close(self) -> None: ...
 
 
 class LocalBackend:
-    """A fork of the task's pristine environment per rollout; calls through the kit's dispatcher."""
+    """A fork of the task's pristine environment per rollout; calls through the kit's direct door."""
 
     def __init__(self) -> None:
         self.env = Environment({}, SimClock())
+        self.door: Door = DirectDoor(self.env)
 
     def start(self, key: str, task: Task) -> None:
         self.env.close()
         self.env = pristine(key, task).fork()
+        self.door = DirectDoor(self.env)
 
-    def call(self, service: str, tool: str, arguments: dict[str, Any]) -> tuple[str, bool, bool]:
-        result = self.env.state(service).call_now(tool, arguments, actor="agent")
-        return result.text, result.is_error, read_only(service, tool)
+    def call(self, service: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        return run_now(self.door.call(service, tool, arguments))  # the direct door never suspends
 
     def close(self) -> None:
         self.env.close()
@@ -97,8 +100,8 @@ class HttpBackend:
         self.env = Environment(states, clock)
         self._portal_cm: AbstractContextManager[Any] | None = None
         self._portal: Any = None
-        self._clients: dict[str, Any] = {}
-        self._client_cms: list[AbstractContextManager[Any]] = []
+        self._door_cm: AbstractContextManager[MCPDoor] | None = None
+        self._door: MCPDoor | None = None
 
     def start(self, key: str, task: Task) -> None:
         if set(task.services) != set(self.urls):
@@ -111,31 +114,28 @@ class HttpBackend:
                 "each service with the task's seed and --now"
             )
 
-    def _client(self, service: str) -> Any:
+    def door(self) -> MCPDoor:
+        """The MCP door onto the servers, opened at the first call (in a portal's event loop, as trl calls tools
+        from plain threads)."""
         if self._portal is None:
             from anyio.from_thread import start_blocking_portal
 
             self._portal_cm = start_blocking_portal()
             self._portal = self._portal_cm.__enter__()
-        if service not in self._clients:
-            from mcp import Client
+        if self._door is None:
+            self._door_cm = self._portal.wrap_async_context_manager(open_mcp_door(self.urls))
+            self._door = self._door_cm.__enter__()
+        return self._door
 
-            cm = self._portal.wrap_async_context_manager(Client(self.urls[service]))
-            self._clients[service] = cm.__enter__()
-            self._client_cms.append(cm)
-        return self._clients[service]
-
-    def call(self, service: str, tool: str, arguments: dict[str, Any]) -> tuple[str, bool, bool]:
-        client = self._client(service)
-        result = self._portal.call(client.call_tool, tool, arguments)
-        text = "".join(getattr(part, "text", "") for part in result.content)
-        return text, bool(result.is_error), read_only(service, tool)
+    def call(self, service: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        door = self.door()
+        result: CallOutcome = self._portal.call(door.call, service, tool, arguments)
+        return result
 
     def close(self) -> None:
-        for cm in reversed(self._client_cms):
-            cm.__exit__(None, None, None)
-        self._client_cms.clear()
-        self._clients.clear()
+        if self._door_cm is not None:
+            self._door_cm.__exit__(None, None, None)
+            self._door_cm = self._door = None
         if self._portal_cm is not None:
             self._portal_cm.__exit__(None, None, None)
             self._portal_cm = self._portal = None

@@ -39,7 +39,7 @@ from coworkenv.harness.user_sim import ScriptedUser, UserContext, monotonic_cloc
 from coworkenv.servers.registry import get_service
 from coworkenv.synth.contract.grader import Grade, grade
 from coworkenv.synth.contract.task import Task
-from coworkenv.train.trl_backends import Backend, HttpBackend, LocalBackend, run_now
+from coworkenv.train.trl_backends import Backend, HttpBackend, LocalBackend, read_only, run_now
 from coworkenv.train.trl_tools import tool_method
 
 OK, INCOMPLETE, INFRA_ERROR = "ok", "incomplete", "infra_error"
@@ -107,12 +107,13 @@ class TaskEnvironment:
             self._anchor = env.state_hash()
         self.anchors.append(self._anchor)
         try:
-            text, is_error, read_only = self._backend.call(service, tool, arguments)
+            done = self._backend.call(service, tool, arguments)
         except Exception:
             self.status = INFRA_ERROR
             raise
+        text, is_error = done.text, done.is_error
         self.calls.append((f"{service}__{tool}", is_error))
-        if not is_error and not read_only:
+        if not is_error and not read_only(service, tool):
             self._anchor = None
         if is_error and not text.startswith("Error"):
             text = f"Error: {text}"

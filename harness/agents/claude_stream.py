@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coworkenv.harness.messages import AgentTurn, ToolCall, Usage
-from coworkenv.harness.tools import CallOutcome, outcome_of
+from coworkenv.servers.kit.door import CallOutcome, outcome_of
 
 MCP_PREFIX = "mcp__"
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from coworkenv.servers.kit.audit import Outcome
+from coworkenv.servers.kit.clock import SimClock
 from coworkenv.servers.kit.errors import NotFound, ServiceError
 from coworkenv.servers.kit.store import Row, TableStore
-
-if TYPE_CHECKING:  # only for the annotation: the state hands itself in
-    from coworkenv.servers.kit.state import ServiceState
 
 
 @dataclass(frozen=True)
@@ -29,6 +28,21 @@ class ToolResult:
         return self.outcome != "ok"
 
 
+class ToolState(Protocol):
+    """What a :class:`ToolContext` needs of the state it runs on: the tables, the clock and id minting.
+    :class:`~coworkenv.servers.kit.state.ServiceState` is one; the context never reaches for more."""
+
+    @property
+    def tables(self) -> Mapping[str, TableStore]: ...
+
+    @property
+    def clock(self) -> SimClock: ...
+
+    def new_id(self, table: str) -> str:
+        """A fresh id for a new record of ``table``."""
+        ...
+
+
 class ToolContext:
     """What a tool body sees: the tables, the simulated clock, id minting, and who is calling.
 
@@ -38,7 +52,7 @@ class ToolContext:
 
     __slots__ = ("actor", "member", "state")
 
-    def __init__(self, state: ServiceState, actor: str, member: str | None = None) -> None:
+    def __init__(self, state: ToolState, actor: str, member: str | None = None) -> None:
         self.state = state
         self.actor = actor
         self.member = member

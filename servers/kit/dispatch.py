@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +22,7 @@ from coworkenv.servers.kit.clock import SimClock
 from coworkenv.servers.kit.context import ToolContext, ToolResult
 from coworkenv.servers.kit.errors import ServiceError
 from coworkenv.servers.kit.service import Service
+from coworkenv.servers.kit.store import TableStore
 from coworkenv.servers.kit.tool import ToolSpec
 
 log = logging.getLogger("coworkenv.servers")
@@ -34,16 +36,23 @@ def _format_validation(tool: str, exc: ValidationError) -> str:
     return f"Invalid arguments for {tool}: " + "; ".join(parts) + ". Check the tool's input schema and call again."
 
 
-class Dispatcher:
-    """Tool calls onto one service's database: the part of :class:`ServiceState` that runs them."""
+class Dispatcher(ABC):
+    """Tool calls onto one service's database: the part of :class:`ServiceState` that runs them. It is the
+    :class:`~coworkenv.servers.kit.context.ToolState` its tools' contexts run on, with the tables and ids of the
+    state it is part of."""
 
     service: Service
     conn: sqlite3.Connection
     clock: SimClock
+    tables: dict[str, TableStore]
     _nested: bool = False
     """Whether the call running now is a savepoint inside a mark's transaction (see :data:`_BEGIN`)."""
     journal: list[audit.Written]
     """The writes of the call running now, noted by the table stores (its audit row's ``changes``)."""
+
+    @abstractmethod
+    def new_id(self, table: str) -> str:
+        """A fresh id for a new record of ``table`` (minted by the state: :meth:`ServiceState.new_id`)."""
 
     async def call(
         self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent", member: str | None = None
@@ -165,7 +174,7 @@ class Dispatcher:
         conn = self.conn
         before = conn.total_changes
         try:
-            ctx = ToolContext(self, actor, member)  # type: ignore[arg-type]  # self is a ServiceState
+            ctx = ToolContext(self, actor, member)
             model = spec.fn(ctx, **{k: getattr(args, k) for k in type(args).model_fields})
             data = model.model_dump(mode="json")
             return "ok", data, audit.to_json(data), conn.total_changes != before

@@ -16,7 +16,7 @@ from typing import Any
 from coworkenv.servers.kit.audit import AuditRow
 from coworkenv.servers.kit.clock import SimClock
 from coworkenv.servers.kit.errors import EnvironmentConfigError
-from coworkenv.servers.kit.seed import Seed
+from coworkenv.servers.kit.records import Seed
 from coworkenv.servers.kit.server import ServiceServer
 from coworkenv.servers.kit.service import Service
 from coworkenv.servers.kit.state import Mark, ServiceState, ToolResult, canonical_json

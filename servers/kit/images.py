@@ -25,14 +25,12 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from coworkenv.servers.kit import sqlfunctions
+from coworkenv.servers.kit.service import Service
 
 log = logging.getLogger(__name__)
-
-if TYPE_CHECKING:
-    from coworkenv.servers.kit.service import Service
 
 DEFAULT_BUDGET_MB = 256
 

@@ -21,6 +21,9 @@ from coworkenv.servers.kit.clock import format_time, parse_time
 _CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
 
+Seed = dict[str, list[dict[str, Any]]]
+"""Seed records, validated: ``{table: [records]}`` (see :mod:`coworkenv.servers.kit.seed`)."""
+
 SEED_CONTEXT = {"seed": True}
 """The validation context of seed records: there a time must say its zone (a tool argument may leave it out,
 and is then read as UTC)."""

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -29,13 +29,9 @@ from coworkenv.servers.kit.columns import (
 )
 from coworkenv.servers.kit.errors import SeedError
 from coworkenv.servers.kit.files import DocumentError, read_document
-from coworkenv.servers.kit.records import SEED_CONTEXT, Table
+from coworkenv.servers.kit.records import SEED_CONTEXT, Seed, Table
 from coworkenv.servers.kit.seedmodels import fast_model
-
-if TYPE_CHECKING:
-    from coworkenv.servers.kit.service import Service
-
-Seed = dict[str, list[dict[str, Any]]]
+from coworkenv.servers.kit.service import Service
 
 
 @functools.cache

@@ -17,8 +17,7 @@ from coworkenv.servers.kit.changes import (
     record_change,
 )
 from coworkenv.servers.kit.changes import sensitive_hits as _hits
-from coworkenv.servers.kit.records import Table
-from coworkenv.servers.kit.seed import Seed
+from coworkenv.servers.kit.records import Seed, Table
 from coworkenv.servers.kit.tool import ToolSpec
 
 

@@ -25,8 +25,9 @@ from coworkenv.servers.kit.context import ToolContext, ToolResult
 from coworkenv.servers.kit.dispatch import Dispatcher
 from coworkenv.servers.kit.errors import EnvironmentConfigError, SeedError
 from coworkenv.servers.kit.marks import Mark, Marks
+from coworkenv.servers.kit.records import Seed
 from coworkenv.servers.kit.schema import schema_statements, schema_template, sortable_id
-from coworkenv.servers.kit.seed import Seed, insert_seed, load_seed, parse_seed, parse_seed_columns
+from coworkenv.servers.kit.seed import insert_seed, load_seed, parse_seed, parse_seed_columns
 from coworkenv.servers.kit.service import Service
 from coworkenv.servers.kit.store import Row, TableStore
 

@@ -1,9 +1,9 @@
 """Playing a list of steps through a door of the services: the outcome of each step, the trial a run leaves, the
 doors, and the task's scripted user.
 
-The direct door (``DirectDoor``: ``Environment.call``) is the fast path; ``MCPDoor`` goes through the real MCP
-in-memory client (``mcp.Client(env.server(name))``) instead. Both reach the same dispatcher, so the
-same audit rows come out. ``$ref`` arguments are resolved from earlier results by lookup only.
+Steps go through the kit's door (:mod:`coworkenv.servers.kit.door`): the direct door (``DirectDoor``:
+``Environment.call``) is the fast path; an ``MCPDoor`` (``open_mcp_door(memory_targets(env))``) goes through the
+real MCP in-memory client instead. Both reach the same dispatcher, so the same audit rows come out. ``$ref`` arguments are resolved from earlier results by lookup only.
 
 A task with user turns (``task.user.turns``) is played the way the harness plays it with the scripted user
 (:mod:`coworkenv.harness.user_sim`), through the same :class:`~coworkenv.synth.contract.turns.TurnSchedule`: a tool step
@@ -15,14 +15,12 @@ Fresh environments of a task and the runs played in them: :mod:`coworkenv.synth.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from contextlib import AsyncExitStack
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from mcp import Client
-
-from coworkenv.servers.kit import AuditRow, Environment
+from coworkenv.servers.kit import AuditRow
+from coworkenv.servers.kit.door import Door
 from coworkenv.synth.contract.diagnostics import json_path
 from coworkenv.synth.contract.task import RefError, SayStep, Step, Task, ToolStep, UserSpec, resolve_refs
 from coworkenv.synth.contract.turns import NOOP_TEXT, TurnSchedule, asked_facts, keywords
@@ -60,54 +58,6 @@ class Trial:
 
     def failures(self) -> list[StepOutcome]:
         return [o for o in self.outcomes if not o.ok]
-
-
-class Door(Protocol):
-    async def call(
-        self, service: str, tool: str, arguments: Mapping[str, Any]
-    ) -> tuple[bool, dict[str, Any] | None, str]:
-        """(ok, structured result, text) of one tool call."""
-        ...
-
-
-class DirectDoor:
-    def __init__(self, env: Environment, actor: str = "agent") -> None:
-        self.env = env
-        self.actor = actor
-
-    async def call(
-        self, service: str, tool: str, arguments: Mapping[str, Any]
-    ) -> tuple[bool, dict[str, Any] | None, str]:
-        result = await self.env.call(service, tool, arguments, actor=self.actor)
-        return not result.is_error, result.data, result.text
-
-
-class MCPDoor:
-    """One in-memory MCP client per service; enter with ``async with``."""
-
-    def __init__(self, env: Environment, actor: str = "agent") -> None:
-        self.env = env
-        self.actor = actor
-        self.clients: dict[str, Client] = {}
-        self._stack = AsyncExitStack()
-
-    async def __aenter__(self) -> MCPDoor:
-        for name in self.env.states:
-            self.clients[name] = await self._stack.enter_async_context(Client(self.env.server(name, self.actor)))
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self._stack.aclose()
-
-    async def call(
-        self, service: str, tool: str, arguments: Mapping[str, Any]
-    ) -> tuple[bool, dict[str, Any] | None, str]:
-        client = self.clients.get(service)
-        if client is None:
-            return False, None, f"service {service!r} is not in this environment"
-        result = await client.call_tool(tool, dict(arguments))
-        text = "".join(getattr(part, "text", "") for part in result.content)
-        return not result.is_error, result.structured_content, text
 
 
 class UserScript:
@@ -163,8 +113,9 @@ async def _user_edits(
     k, edits = due
     for j, edit in enumerate(edits):
         where = f"user turn {k}, edit {j} ({edit.service}.{edit.tool})"
-        ok, data, text = await door.call(edit.service, edit.tool, edit.arguments)
-        outcomes.append(StepOutcome(index, edit, ok, data, text if ok else f"{where} failed: {text}", "user", (k, j)))
+        done = await door.call(edit.service, edit.tool, edit.arguments)
+        text = done.text if done.ok else f"{where} failed: {done.text}"
+        outcomes.append(StepOutcome(index, edit, done.ok, done.data, text, "user", (k, j)))
 
 
 async def play_steps(
@@ -195,10 +146,10 @@ async def play_steps(
         except RefError as exc:
             outcomes.append(StepOutcome(index, step, False, None, f"skipped: {exc}"))
             continue
-        ok, data, text = await door.call(step.service, step.tool, arguments)
-        if ok and step.id:
-            results[step.id] = data
-        outcomes.append(StepOutcome(index, step, ok, data, text))
+        done = await door.call(step.service, step.tool, arguments)
+        if done.ok and step.id:
+            results[step.id] = done.data
+        outcomes.append(StepOutcome(index, step, done.ok, done.data, done.text))
         if user is not None and user_door is not None:
-            await _user_edits(user_door, index, user.after_tool_call(step, ok), outcomes)
+            await _user_edits(user_door, index, user.after_tool_call(step, done.ok), outcomes)
     return outcomes, messages

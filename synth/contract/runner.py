@@ -15,11 +15,9 @@ from typing import Any
 import anyio
 
 from coworkenv.servers.kit import AuditRow, Environment
+from coworkenv.servers.kit.door import DirectDoor, memory_targets, open_mcp_door
 from coworkenv.servers.kit.environment import audit_order, default_services
 from coworkenv.synth.contract.play import (
-    DirectDoor,
-    Door,
-    MCPDoor,
     Row,
     StepOutcome,
     Trial,
@@ -260,7 +258,10 @@ async def run_steps(task: Task, steps: Sequence[Step], *, via_mcp: bool = False,
         with anyio.fail_after(timeout):
             user = user_script(task)
             if via_mcp:
-                async with MCPDoor(env) as door, MCPDoor(env, actor="user") as as_user:
+                async with (
+                    open_mcp_door(memory_targets(env)) as door,
+                    open_mcp_door(memory_targets(env, "user")) as as_user,
+                ):
                     outcomes, messages = await play_steps(door, steps, user=user, user_door=as_user)
             else:
                 outcomes, messages = await play_steps(
@@ -272,9 +273,6 @@ async def run_steps(task: Task, steps: Sequence[Step], *, via_mcp: bool = False,
 
 
 __all__ = [
-    "DirectDoor",
-    "Door",
-    "MCPDoor",
     "Row",
     "StepOutcome",
     "Trial",

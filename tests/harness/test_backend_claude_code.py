@@ -275,7 +275,7 @@ def test_the_stream_parser_maps_events_to_turns_results_and_the_final_result() -
 
 def test_a_refused_call_in_claude_code_s_stream_is_recorded_with_the_dispatcher_s_outcome() -> None:
     from coworkenv.harness.agents.claude_stream import StreamParser
-    from coworkenv.harness.tools import CallOutcome
+    from coworkenv.servers.kit.door import CallOutcome
 
     class Recorder:
         def __init__(self) -> None:

@@ -1,5 +1,6 @@
-"""The door's readiness check: an episode whose services never came up (an MCP session that does not initialize or
-list its tools in time) is an infrastructure error, retried by runs and never graded — for every kind of agent."""
+"""The episode's door: the kit's direct or MCP door, listing the same tools whichever the transport; and its readiness
+check: an episode whose services never came up (an MCP session that does not initialize or list its tools in time) is
+an infrastructure error, retried by runs and never graded — for every kind of agent."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from coworkenv.harness.run import RunOptions, run_tasks
 from coworkenv.harness.tools import ServicesUnavailable, open_door, resolve_services
 from coworkenv.harness.trajectory import read_trajectories
 from coworkenv.servers.kit import Environment
+from coworkenv.servers.kit.door import DirectDoor, MCPDoor
 from coworkenv.synth.contract.task import Task
 from coworkenv.train.cli import main
 from tests.synth.conftest import base_task
@@ -26,6 +28,27 @@ from tests.synth.conftest import base_task
 
 def task() -> Task:
     return Task.model_validate(base_task())
+
+
+@pytest.mark.anyio
+async def test_each_transport_opens_the_kit_s_door_listing_the_tools_the_agent_sees_and_answering_alike(
+    tmp_path: Path,
+) -> None:
+    services = resolve_services(("tickets",))
+    opened: dict[str, tuple[type, list[Any], Any]] = {}
+    for transport in ("direct", "mcp", "stdio"):
+        db_dir = tmp_path / transport
+        env = Environment.create(task().seeds(), now=task().now, db_dir=db_dir if transport == "stdio" else None)
+        try:
+            with anyio.fail_after(60):
+                async with open_door(env, services, transport, db_dir) as (door, tools):
+                    answer = await door.call("tickets", "get_ticket", {"ticket_id": "tkt_1"})
+                    opened[transport] = (type(door), tools, answer)
+        finally:
+            env.close()
+    assert [opened[t][0] for t in opened] == [DirectDoor, MCPDoor, MCPDoor]
+    assert opened["direct"][1] == opened["mcp"][1] == opened["stdio"][1] == list(services.tools)
+    assert opened["direct"][2] == opened["mcp"][2] == opened["stdio"][2] and opened["direct"][2].ok
 
 
 @pytest.mark.anyio

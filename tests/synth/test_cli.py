@@ -11,7 +11,8 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from coworkenv.servers.kit import ServiceState
+from coworkenv.servers.kit import Environment, ServiceState, SimClock, parse_time
+from coworkenv.servers.kit.door import DirectDoor
 from coworkenv.servers.registry import get_service
 from coworkenv.synth.cli import COMMANDS
 from coworkenv.synth.contract.library import example_ids, examples_dir, load_example
@@ -90,19 +91,15 @@ def test_validate_without_task_files_says_so(tmp_path: Path) -> None:
     assert result.exit_code != 0 and "no task files" in result.output
 
 
-class FileDoor:
-    """An outside client's stand-in: calls the tools of the workspace's databases as actor 'agent'."""
+class FileDoor(DirectDoor):
+    """An outside client's stand-in: the kit's direct door onto the workspace's databases, as actor 'agent'."""
 
     def __init__(self, folder: Path, task: Task) -> None:
-        self.states = {s: ServiceState.open(get_service(s), path=folder / f"{s}.db") for s in task.services}
-
-    async def call(self, service: str, tool: str, arguments: Any) -> tuple[bool, dict[str, Any] | None, str]:
-        result = self.states[service].call_now(tool, arguments)
-        return not result.is_error, result.data, result.text
+        states = {s: ServiceState.open(get_service(s), path=folder / f"{s}.db") for s in task.services}
+        super().__init__(Environment(states, SimClock(parse_time(task.now))))
 
     def close(self) -> None:
-        for state in self.states.values():
-            state.close()
+        self.env.close()
 
 
 def make_workspace(task_id: str, folder: Path) -> Task:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from click.testing import CliRunner
-from mcp import Client, StdioServerParameters
+from mcp import StdioServerParameters
 
+from coworkenv.servers.kit.door import open_mcp_door
 from coworkenv.synth.contract.library import load_example
 from coworkenv.synth.contract.runner import play_steps
 from coworkenv.synth.contract.task import Step
@@ -21,27 +21,16 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 TASK = "escalate-stale-enterprise-to-account-managers"
 
 
-class StdioDoor:
-    def __init__(self, clients: dict[str, Client]) -> None:
-        self.clients = clients
-
-    async def call(self, service: str, tool: str, arguments: Any) -> tuple[bool, dict[str, Any] | None, str]:
-        result = await self.clients[service].call_tool(tool, dict(arguments))
-        return not result.is_error, result.structured_content, "".join(getattr(c, "text", "") for c in result.content)
-
-
 async def drive(folder: Path, steps: list[Step]) -> list[str]:
     """Start every server of .mcp.json as a subprocess and play the steps through them."""
     config = json.loads((folder / ".mcp.json").read_text())["mcpServers"]
     with anyio.fail_after(60):
-        async with AsyncExitStack() as stack:
-            clients = {
-                name: await stack.enter_async_context(
-                    Client(StdioServerParameters(command=entry["command"], args=entry["args"], cwd=str(folder)))
-                )
-                for name, entry in config.items()
-            }
-            outcomes, said = await play_steps(StdioDoor(clients), steps)
+        targets = {
+            name: StdioServerParameters(command=entry["command"], args=entry["args"], cwd=str(folder))
+            for name, entry in config.items()
+        }
+        async with open_mcp_door(targets) as door:
+            outcomes, said = await play_steps(door, steps)
     assert all(o.ok for o in outcomes), [o.text for o in outcomes if not o.ok]
     return said
 

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +22,12 @@ from mcp import Client
 from coworkenv.harness.agents.registry import make_agent
 from coworkenv.harness.episode import run_episode
 from coworkenv.servers.kit import Environment
+from coworkenv.servers.kit.door import CallOutcome, DoorTool
 from coworkenv.servers.registry import get_service
 from coworkenv.synth.contract.grader import grade
 from coworkenv.synth.contract.task import Task, UserSpec, UserTurn
 from coworkenv.synth.contract.taskfile import load_task
-from coworkenv.train.trl_backends import pristine
+from coworkenv.train.trl_backends import LocalBackend, pristine
 from coworkenv.train.trl_env import (
     CoworkEnvironment,
     TaskEnvironment,
@@ -118,6 +119,45 @@ def test_a_bad_argument_is_the_kits_invalid_arguments_answer_and_an_unknown_reco
     assert env.tickets__get_ticket(ticket_id="x" * 5000).startswith("Error: Invalid arguments for get_ticket")
     assert env.tickets__get_ticket(ticket_id="tkt_nope").startswith("Error")
     assert [outcome for outcome in (r.outcome for r in env._backend.env.audit())] == ["invalid_arguments", "error"]
+
+
+class WatchedBackend(LocalBackend):
+    """The local backend with a door of the test's own in front of the kit's direct door: any kit door will do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple[str, str]] = []
+
+    def start(self, key: str, task: Task) -> None:
+        super().start(key, task)
+        inner, seen = self.door, self.seen
+
+        class Watched:
+            async def call(self, service: str, tool: str, arguments: Mapping[str, Any]) -> CallOutcome:
+                seen.append((service, tool))
+                return await inner.call(service, tool, arguments)
+
+            async def list_tools(self, service: str) -> list[DoorTool]:
+                return await inner.list_tools(service)
+
+        self.door = Watched()
+
+
+def test_the_environment_calls_the_tools_through_its_backend_s_kit_door_and_its_outcome() -> None:
+    backends: list[WatchedBackend] = []
+
+    def connect() -> WatchedBackend:
+        backends.append(WatchedBackend())
+        return backends[-1]
+
+    steps = replay(TASK).steps
+    rows, factory = trl_environments([TASK], connect=connect)
+    env = factory()  # type: ignore[operator]
+    env.reset(**rows[0])
+    play(env, steps)
+    assert env.tickets__get_ticket(ticket_id="tkt_nope").startswith("Error: ")
+    assert backends[0].seen == [*(tuple(s.name.split("__")) for s in steps), ("tickets", "get_ticket")]
+    assert env.calls[-1] == ("tickets__get_ticket", True) and env.get_reward() == 1.0
 
 
 def test_rows_route_tasks_with_different_services_to_their_own_environment_class() -> None:

@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 
 from coworkenv.servers.kit import Environment
+from coworkenv.servers.kit.door import CallOutcome, DirectDoor
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.checks import ToolCalled
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
@@ -26,7 +27,7 @@ from coworkenv.synth.contract.evaluate import call_hits
 from coworkenv.synth.contract.expected import expected_changes, initial_state
 from coworkenv.synth.contract.grader import PASS_THRESHOLD, Grade, grade_trial
 from coworkenv.synth.contract.guard import lasting_harm
-from coworkenv.synth.contract.runner import DirectDoor, Row, Trial, play_steps, run_steps, user_script, workspace
+from coworkenv.synth.contract.runner import Row, Trial, play_steps, run_steps, user_script, workspace
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversaries import (
     FIXES,
@@ -82,25 +83,23 @@ def _calls_key(steps: Sequence[Step]) -> str:
     return json.dumps([s.model_dump() for s in steps if isinstance(s, ToolStep)], sort_keys=True, default=str)
 
 
-class _WatchedDoor:
+class _WatchedDoor(DirectDoor):
     """The direct door, keeping what a call pattern reads of the audit row of the call it made last (its
     ``changes`` too)."""
 
     def __init__(self, env: Environment) -> None:
-        self.env = env
+        super().__init__(env)
         self.last: Mapping[str, Any] | None = None
         self.written: list[tuple[str, str, Row | None]] = []
 
-    async def call(
-        self, service: str, tool: str, arguments: Mapping[str, Any]
-    ) -> tuple[bool, dict[str, Any] | None, str]:
+    async def call(self, service: str, tool: str, arguments: Mapping[str, Any]) -> CallOutcome:
         result = await self.env.call(service, tool, arguments)
         state = self.env.state(service)
         self.last = row = state.audit_call(result.seq)
         self.written = []
         for table, rid in dict.fromkeys((c["table"], c["id"]) for c in ((row or {}).get("changes") or [])):
             self.written.append((table, rid, state.tables[table].get(rid)))
-        return not result.is_error, result.data, result.text
+        return CallOutcome.of(result)
 
 
 def doomed_by(task: Task, row: Mapping[str, Any], written: Sequence[tuple[str, str, Row | None]] = ()) -> str:

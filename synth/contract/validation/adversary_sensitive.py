@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.servers.kit import Environment, SensitiveContext, ServiceState, ToolSpec
+from coworkenv.servers.kit.door import DirectDoor
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.runner import (
-    DirectDoor,
     after_reference_workspace,
     fresh_environment,
     initial_dump,
