@@ -33,7 +33,8 @@ class Tally:
 def usage_of(gen: TaskGenerator, before: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The generator's usage (tokens, requests, cost) so far, plus what earlier sessions of a resumed run spent."""
     totals = gen.report()
-    return {k: _added((before or {}).get(k), totals.get(k)) for k in USAGE_KEYS}
+    earlier = before or {}
+    return {k: _added(earlier[k], totals.get(k, 0)) if k in earlier else totals.get(k, 0) for k in USAGE_KEYS}
 
 
 def _added(earlier: Any, now: Any) -> Any:
@@ -109,6 +110,11 @@ def _rejections_by_family(report: dict[str, Any]) -> list[str]:
     return out
 
 
+def _known(figure: Any) -> str:
+    """A usage figure for people: 'unknown' where the model did not say."""
+    return "unknown" if figure is None else str(figure)
+
+
 def format_report(report: dict[str, Any], seconds: float | None = None, workers: int = 1) -> str:
     """The report as a table for people."""
     usage = report["usage"]
@@ -121,7 +127,8 @@ def format_report(report: dict[str, Any], seconds: float | None = None, workers:
         f"  {'rejected':<12}{report['rejected']['drafts']:>7}   drafts; by reason: {reasons}",
         f"  {'repaired':<12}{report['repaired']:>7}",
         f"  {'duplicates':<12}{report['duplicates']:>7}",
-        f"  {'tokens':<12}{usage['input_tokens']:>7} in, {usage['output_tokens']} out; cost ${float(usage['cost_usd'] or 0):.4f}",
+        f"  {'tokens':<12}{_known(usage['input_tokens']):>7} in, {_known(usage['output_tokens'])} out; cost "
+        + ("unknown" if usage["cost_usd"] is None else f"${float(usage['cost_usd']):.4f}"),
     ]
     if seconds is not None:
         rate = report["accepted"] / seconds if seconds > 0 else 0.0

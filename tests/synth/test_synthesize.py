@@ -22,7 +22,7 @@ from coworkenv.synth.generate.generator import GeneratorUnavailable, TaskGenerat
 from coworkenv.synth.generate.plan import Cell, coverage_plan, load_plan, parse_plan
 from coworkenv.synth.generate.procedural import ProceduralGenerator, build_task, derive_seed
 from coworkenv.synth.generate.synth_folder import FolderError, SynthFolder, run_options
-from coworkenv.synth.generate.synth_report import REPORT_FILE
+from coworkenv.synth.generate.synth_report import REPORT_FILE, format_report
 from coworkenv.synth.generate.synthesize import SynthesisResult, synthesize
 
 CLI = click.Group("coworkenv", commands={c.name: c for c in COMMANDS if c.name})
@@ -145,6 +145,21 @@ def test_failed_and_duplicate_slots_are_retried_with_feedback_and_the_report_cou
     assert report["gave_up"][0]["detail"] == "a no-op passes"
     assert report["usage"]["input_tokens"] == 1200 and report["usage"]["cost_usd"] == 0.42
     assert report["coverage"]["cells"] == [{**cell.as_dict(), "accepted": 3}]
+
+
+def test_a_model_without_a_price_reports_its_cost_as_unknown_and_a_procedural_run_as_zero() -> None:
+    plan = parse_plan(ONE_FAMILY)
+    (cell,) = [c for c in coverage_plan(plan, 4, 0) if c.quota]
+
+    class Unpriced(ScriptedGenerator):
+        def report(self) -> dict[str, Any]:
+            return {"input_tokens": 1200, "output_tokens": 300, "requests": 9, "cost_usd": None}
+
+    unpriced = synthesize(plan, count=4, seed=0, generator=Unpriced(cell, 0)).report
+    assert unpriced["usage"]["cost_usd"] is None and unpriced["usage"]["cache_read_tokens"] == 0
+    assert "1200 in, 300 out; cost unknown" in format_report(unpriced)
+    procedural = synthesize(plan, count=2, seed=0).report
+    assert procedural["usage"]["cost_usd"] == 0 and "cost $0.0000" in format_report(procedural)
 
 
 def test_the_procedural_generator_repairs_by_building_again_and_keeps_the_failed_codes() -> None:
