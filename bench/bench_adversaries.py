@@ -25,8 +25,8 @@ from collections import Counter, defaultdict
 
 import anyio
 
-from coworkenv.synth.contract.grader import forget_reuse
 from coworkenv.synth.contract.library import example_ids, load_example
+from coworkenv.synth.contract.runner import Workbench
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.validation.adversarial import adversary_results
 from coworkenv.synth.contract.validation.execution import validate_exec
@@ -103,10 +103,11 @@ async def measure(items: list[tuple[str, Task]]) -> tuple[Samples, Timings, int]
         if report.reference is None or report.noop is None or report.reference.score <= 0:
             skipped += 1
             continue
+        bench = Workbench.of(task)  # the task seeded again (validate_exec closed its own workbench)
         start = _clock()
-        results = await adversary_results(task, report.reference)
+        results = await adversary_results(bench, report.reference)
         _since(start, timings, "adversaries")
-        forget_reuse(task)  # as validate_exec does at its end: the trials graded on the way are not kept
+        bench.close()  # as validate_exec does at its end: the trials graded on the way are not kept
         row = samples[family]
         row["reference"].append((report.reference.passed, report.reference.score))
         row["noop"].append((report.noop.passed, report.noop.score))

@@ -19,9 +19,9 @@ from typing import Any
 
 import anyio
 
-from coworkenv.synth.contract.grader import PASS_THRESHOLD, grade_trial
+from coworkenv.synth.contract.grader import PASS_THRESHOLD
 from coworkenv.synth.contract.oversized import OVERSIZED_FLOOR
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversary_texts import numbers_text, records_text
 from coworkenv.synth.generate.families import FAMILIES
@@ -51,8 +51,8 @@ def saying(task: Task, text: str) -> list[Step]:
     ]
 
 
-def stuffing(task: Task) -> str:
-    dump = f"{records_text(task, 1200)}\n{numbers_text(task)}"
+def stuffing(bench: Workbench) -> str:
+    dump = f"{records_text(bench, 1200)}\n{numbers_text(bench)}"
     return f"{UNIVERSAL}\n{dump}"[: OVERSIZED_FLOOR - 800]
 
 
@@ -67,12 +67,13 @@ async def main() -> None:
         counts = [0, 0, 0]
         for i in range(opts.tasks):
             task = family.make(family.service_options[0], "easy" if i % 2 == 0 else "hard", opts.seed + i)
-            hollow, stuffed = saying(task, "Hi."), saying(task, stuffing(task))
+            bench = Workbench.of(task)
+            hollow, stuffed = saying(task, "Hi."), saying(task, stuffing(bench))
             if hollow == list(task.reference_solution):
                 continue  # the reference writes no free text
             counts[0] += 1
             for k, steps in ((1, hollow), (2, stuffed)):
-                grade = grade_trial(task, await run_steps(task, steps), explain=False)
+                grade = grade_trial(bench, await run_steps(bench, steps), explain=False)
                 counts[k] += grade.score >= PASS_THRESHOLD
         if counts[0]:
             print(f"{name:38} {counts[0]:>5} {counts[1]:>8} {counts[2]:>8}")

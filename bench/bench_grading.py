@@ -21,7 +21,7 @@ import anyio
 
 from coworkenv.synth.contract.grader import grade
 from coworkenv.synth.contract.library import load_examples
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, run_steps
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.validation.static import validate_static
 from coworkenv.synth.contract.validation.validate import validate_task
@@ -57,10 +57,11 @@ async def median_ms_async(fn: Callable[[], Any], repeat: int) -> float:
 
 
 async def measure(task: Task, repeat: int) -> dict[str, Any]:
-    trial = await run_steps(task, task.reference_solution)
-    grade(task, trial.state, trial.audit, trial.messages)  # warm: the baseline (initial state, expected changes)
-    normal = samples_ms(lambda: grade(task, trial.state, trial.audit, trial.messages), repeat * 40)
-    big = samples_ms(lambda: grade(task, trial.state, trial.audit, [*trial.messages, MEGABYTE_REPLY]), repeat * 10)
+    bench = Workbench.of(task)  # the baseline (initial state, expected changes), built once as a run does
+    trial = await run_steps(bench, task.reference_solution)
+    baseline = bench.baseline
+    normal = samples_ms(lambda: grade(baseline, trial.state, trial.audit, trial.messages), repeat * 40)
+    big = samples_ms(lambda: grade(baseline, trial.state, trial.audit, [*trial.messages, MEGABYTE_REPLY]), repeat * 10)
     static_ms = median_ms(lambda: validate_static(task), repeat * 5)
     direct_ms = await median_ms_async(lambda: validate_task(task), repeat)
     mcp_ms = await median_ms_async(lambda: validate_task(task, via_mcp=True), max(1, repeat // 3))

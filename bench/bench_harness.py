@@ -27,7 +27,7 @@ from coworkenv.harness.agents.builtin import ReplayAgent
 from coworkenv.harness.episode import EpisodeConfig, run_episode
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.run import RunOptions, run_tasks
-from coworkenv.servers.kit import Environment
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.library import load_examples
 from coworkenv.synth.contract.task import Task
 
@@ -46,7 +46,7 @@ def rss_kib() -> int:
 async def bare(tasks: list[Task], trials: int, concurrency: int, anchors: bool = True, latency: float = 0.0) -> float:
     """Episodes per second: fork, replay, grade; nothing written. ``latency``: up to that many seconds of
     simulated model latency before each step (the fault injector's, with no errors)."""
-    pristine = {t.id: Environment.create(t.seeds(), now=t.now) for t in tasks}
+    baselines = {t.id: Baseline.of(t) for t in tasks}
     work = iter([(t, k) for t in tasks for k in range(trials)])
     config = EpisodeConfig(anchors=anchors)
     agent = ReplayAgent()
@@ -57,7 +57,7 @@ async def bare(tasks: list[Task], trials: int, concurrency: int, anchors: bool =
         for task, trial in work:
             faults = FaultInjector(latency_s=latency, seed=trial) if latency else None
             record = await run_episode(
-                task, agent, trial=trial, pristine=pristine[task.id], config=config, faults=faults
+                task, agent, trial=trial, baseline=baselines[task.id], config=config, faults=faults
             )
             assert record.grade is not None and record.grade.score == 1.0, task.id
             done += 1
@@ -67,8 +67,8 @@ async def bare(tasks: list[Task], trials: int, concurrency: int, anchors: bool =
         for _ in range(concurrency):
             tg.start_soon(worker)
     elapsed = time.perf_counter() - started
-    for env in pristine.values():
-        env.close()
+    for baseline in baselines.values():
+        baseline.close()
     return done / elapsed
 
 
@@ -100,21 +100,21 @@ class HeldReplay(ReplayAgent):
 async def memory_per_episode(tasks: list[Task], n: int) -> tuple[float, float]:
     """(RSS KiB, tracemalloc KiB) per concurrently open episode."""
     agent = HeldReplay(n)
-    pristine = {t.id: Environment.create(t.seeds(), now=t.now) for t in tasks}
+    baselines = {t.id: Baseline.of(t) for t in tasks}
     base_rss = rss_kib()
     tracemalloc.start()
     base_py = tracemalloc.get_traced_memory()[0]
     async with anyio.create_task_group() as tg:
         for i in range(n):
             task = tasks[i % len(tasks)]
-            tg.start_soon(lambda t=task, k=i: run_episode(t, agent, trial=k, pristine=pristine[t.id]))
+            tg.start_soon(lambda t=task, k=i: run_episode(t, agent, trial=k, baseline=baselines[t.id]))
         await agent.all_in.wait()
         rss = rss_kib() - base_rss
         py = (tracemalloc.get_traced_memory()[0] - base_py) / 1024
         agent.measured.set()
     tracemalloc.stop()
-    for env in pristine.values():
-        env.close()
+    for baseline in baselines.values():
+        baseline.close()
     return rss / n, py / n
 
 

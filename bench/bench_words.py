@@ -20,8 +20,8 @@ import statistics
 import anyio
 
 from coworkenv.synth.contract.checks import SaidValue
-from coworkenv.synth.contract.grader import PASS_THRESHOLD, grade_trial
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.grader import PASS_THRESHOLD
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
 from coworkenv.synth.generate.families.base import money
 from coworkenv.synth.generate.plan import coverage_plan, load_plan
@@ -96,7 +96,8 @@ async def measure(count: int, seed: int) -> dict[tuple[str, str], list[float]]:
         if made is not None:
             attacks["context"], attacks["wrong"] = saying(task, made[0]), saying(task, made[1])
         for name, steps in attacks.items():
-            g = grade_trial(task, await run_steps(task, steps), explain=False)
+            bench = Workbench.of(task)
+            g = grade_trial(bench, await run_steps(bench, steps), explain=False)
             out.setdefault((cell.scenario, name), []).append(g.score)
     return out
 

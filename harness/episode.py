@@ -30,6 +30,7 @@ from coworkenv.harness.tools import STARTUP_TIMEOUT_S, Transport, open_door, res
 from coworkenv.harness.trajectory import Trajectory, scrub_error, task_fields
 from coworkenv.harness.user_sim import ScriptedUser, UserSimulator
 from coworkenv.servers.kit import Environment, canonical_json
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.grader import grade
 from coworkenv.synth.contract.task import Task
 
@@ -56,12 +57,12 @@ def agent_transport(agent: Agent, config: EpisodeConfig) -> Transport:
     return "stdio" if wanted == "stdio" else config.transport
 
 
-def _environment(task: Task, transport: Transport, pristine: Environment | None, db_dir: Path | None) -> Environment:
+def _environment(task: Task, transport: Transport, baseline: Baseline, db_dir: Path | None) -> Environment:
+    """The episode's environment: a fork of the baseline's pristine one, or for stdio (where each server opens its
+    own database file) the task seeded into files."""
     if transport == "stdio":
         return Environment.create(task.seeds(), now=task.now, db_dir=db_dir)
-    if pristine is not None:
-        return pristine.fork()
-    return Environment.create(task.seeds(), now=task.now)
+    return baseline.fork()
 
 
 @contextmanager
@@ -132,15 +133,16 @@ async def run_episode(
     agent_spec: str | None = None,
     trial: int = 0,
     config: EpisodeConfig | None = None,
-    pristine: Environment | None = None,
+    baseline: Baseline | None = None,
     pristine_hash: str | None = None,
     user: UserFactory | None = None,
     faults: FaultInjector | None = None,
 ) -> Trajectory:
     """Run one episode of ``task`` with ``agent`` and grade it (infrastructure failures are not graded).
 
-    ``pristine`` is a seeded environment of the task to fork (seed once per task, fork per episode);
-    without it the environment is seeded here. ``user`` makes the user simulator (default: scripted).
+    ``baseline`` is the task's baseline (seed once per task: the episode forks its pristine environment and is
+    graded against it); without it the baseline is built here (:meth:`Baseline.of`). ``pristine_hash``: the hash
+    of its pristine state, when known. ``user`` makes the user simulator (default: scripted).
     """
     config = config or EpisodeConfig()
     transport = agent_transport(agent, config)
@@ -152,13 +154,15 @@ async def run_episode(
     with episode_folder(transport == "stdio") as db_dir:
         try:
             services = resolve_services(tuple(task.services))
-            env = _environment(task, transport, pristine, db_dir)
+            if baseline is None:
+                baseline = Baseline.of(task)
+            env = _environment(task, transport, baseline, db_dir)
         except Exception as exc:
             record.status, record.error = "infra_error", scrub_error(f"could not build the environment: {exc}")
             record.wall_s = round(time.perf_counter() - t0, 6)
             return record
         try:
-            forked = pristine is not None and transport != "stdio"
+            forked = transport != "stdio"
             record.initial_state_hash = pristine_hash if forked and pristine_hash else env.state_hash()
             session: EpisodeSession | None = None
             try:
@@ -191,7 +195,7 @@ async def run_episode(
                 _copy(session, record)
             state = env.dump()
             if record.status != "infra_error":
-                record.grade = grade(task, state, env.audit(), record.said)
+                record.grade = grade(baseline, state, env.audit(), record.said)
             record.final_state_hash = hashlib.sha256(canonical_json(state).encode()).hexdigest()
         finally:
             env.close()

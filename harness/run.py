@@ -1,6 +1,7 @@
 """Runs: every (task, trial) of a task set with one agent, concurrently, durably, resumably.
 
-- Each task is seeded once (a pristine environment) and forked for each of its episodes.
+- Each task is seeded once: its baseline (:class:`~coworkenv.synth.contract.baseline.Baseline`) holds the pristine
+  environment forked for each of its episodes and is what the grader scores them against.
 - At most ``concurrency`` episodes at once (anyio); a progress bar on stderr.
 - One writer appends each finished trajectory to ``RUNDIR/trajectories.jsonl`` (write, flush, fsync).
 - A run started again on the same folder reads what is there (a torn last line from a crash is dropped)
@@ -30,8 +31,8 @@ from coworkenv.harness.episode import Agent, EpisodeConfig, UserFactory, run_epi
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.progress import Progress
 from coworkenv.harness.trajectory import FILENAME, Trajectory, TrajectoryWriter, read_lines
-from coworkenv.servers.kit import Environment
 from coworkenv.servers.kit.atomic import write_atomic
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.taskfile import load_tasks, task_files
 from coworkenv.synth.providers import scrub
@@ -105,21 +106,23 @@ def _backoff(attempt: int, options: RunOptions) -> float:
 
 @dataclass
 class _Pristine:
-    """A task's seeded environment, shared by its episodes and closed after the last one."""
+    """A task's baseline (:class:`~coworkenv.synth.contract.baseline.Baseline`: the task seeded once, the
+    environment its episodes fork, and what they are graded against), shared by its episodes and closed after the
+    last one."""
 
     task: Task
     left: int
-    env: Environment | None = None
+    baseline: Baseline | None = None
     state_hash: str | None = None  # the pristine state's hash: every fork starts from it
 
-    def get(self) -> Environment:
-        if self.env is None:
-            self.env = Environment.create(self.task.seeds(), now=self.task.now)
-            self.state_hash = self.env.state_hash()
-        return self.env
+    def get(self) -> Baseline:
+        if self.baseline is None:
+            self.baseline = Baseline.of(self.task)
+            self.state_hash = self.baseline.pristine.state_hash()
+        return self.baseline
 
-    def get_or_none(self) -> Environment | None:
-        """The environment, or None when the seed fails (the episode then records why)."""
+    def get_or_none(self) -> Baseline | None:
+        """The baseline, or None when it cannot be built (the episode then tries and records why)."""
         try:
             return self.get()
         except Exception:
@@ -127,9 +130,9 @@ class _Pristine:
 
     def release(self) -> None:
         self.left -= 1
-        if self.left == 0 and self.env is not None:
-            self.env.close()
-            self.env = None
+        if self.left == 0 and self.baseline is not None:
+            self.baseline.close()
+            self.baseline = None
 
 
 class Runner:
@@ -170,15 +173,15 @@ class Runner:
         attempt = 0
         while True:
             attempt += 1
-            env = None if self.options.episode.transport == "stdio" else pristine.get_or_none()
+            baseline = pristine.get_or_none()
             record = await run_episode(
                 task,
                 self.agent,
                 agent_spec=self.agent_spec,
                 trial=trial,
                 config=self.options.episode,
-                pristine=env,
-                pristine_hash=pristine.state_hash if env is not None else None,
+                baseline=baseline,
+                pristine_hash=pristine.state_hash if baseline is not None else None,
                 user=self.user,
                 faults=self.faults,
             )
@@ -249,8 +252,8 @@ class Runner:
         finally:
             progress.close()
             for p in pristine.values():
-                if p.env is not None:
-                    p.env.close()
+                if p.baseline is not None:
+                    p.baseline.close()
         if self._abort:
             raise RunError(
                 f"stopped: {self._abort}. {sum(statuses.values())} trajectories were written; fix the cause "

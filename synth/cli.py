@@ -16,6 +16,7 @@ import click
 from coworkenv.servers.kit import AuditRow, EnvironmentConfigError, SeedError, ServiceState
 from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.servers.mcp_config import mcp_config
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.grader import PASS_THRESHOLD, grade
 from coworkenv.synth.contract.library import example_ids, load_example
 from coworkenv.synth.contract.task import Task, task_json_schema
@@ -218,7 +219,11 @@ def grade_cmd(task_ref: str, directory: Path, task_id: str | None, answer: Path 
     task = resolve_task(task_ref, task_id)
     state, audit = read_workspace(task, directory)
     messages = [_read_answer(answer)] if answer else []
-    result = grade(task, state, audit, messages)
+    baseline = Baseline.of(task)  # the task seeded (and its expected changes derived, when it carries none)
+    try:
+        result = grade(baseline, state, audit, messages)
+    finally:
+        baseline.close()
     click.echo(json.dumps(result.model_dump(mode="json"), indent=2) if as_json else result.report())
 
 

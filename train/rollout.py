@@ -15,7 +15,7 @@ from typing import Any
 
 from coworkenv.harness.episode import EpisodeConfig, run_episode
 from coworkenv.harness.trajectory import Trajectory
-from coworkenv.servers.kit import Environment
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.task import Task
 from coworkenv.train.advantages import INCOMPLETE, INFRA_ERROR, OK, filter_groups
 from coworkenv.train.policy import PolicyAgent, Segment
@@ -87,19 +87,19 @@ class EpisodeRollouts:
     def __init__(self, make_agent: Callable[[Task, int], PolicyAgent], config: EpisodeConfig | None = None) -> None:
         self.make_agent = make_agent
         self.config = config
-        self._pristine: dict[str, Environment] = {}
+        self._baselines: dict[str, Baseline] = {}
 
     async def __call__(self, task: Task, index: int) -> Rollout:
         agent = self.make_agent(task, index)
-        if task.id not in self._pristine:
-            self._pristine[task.id] = Environment.create(task.seeds(), now=task.now)
-        trajectory = await run_episode(task, agent, trial=index, config=self.config, pristine=self._pristine[task.id])
+        if task.id not in self._baselines:
+            self._baselines[task.id] = Baseline.of(task)
+        trajectory = await run_episode(task, agent, trial=index, config=self.config, baseline=self._baselines[task.id])
         return to_rollout(trajectory, agent)
 
     def close(self) -> None:
-        for env in self._pristine.values():
-            env.close()
-        self._pristine.clear()
+        for baseline in self._baselines.values():
+            baseline.close()
+        self._baselines.clear()
 
 
 @dataclass

@@ -13,11 +13,12 @@ from typing import Any, Protocol, TypeVar
 from coworkenv.servers.kit import Environment, ServiceState, SimClock
 from coworkenv.servers.kit.door import CallOutcome, DirectDoor, Door, MCPDoor, open_mcp_door
 from coworkenv.servers.registry import get_service
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.task import Task
 
 R = TypeVar("R")
 PRISTINE_CACHE = 256
-_PRISTINE: OrderedDict[str, Environment] = OrderedDict()
+_BASELINES: OrderedDict[str, Baseline] = OrderedDict()
 
 
 def run_now(coro: Coroutine[Any, Any, R]) -> R:
@@ -31,15 +32,16 @@ def run_now(coro: Coroutine[Any, Any, R]) -> R:
     raise RuntimeError("a call that was expected to finish at once suspended")
 
 
-def pristine(key: str, task: Task) -> Environment:
-    """The task's seeded environment (forked per rollout, never played in); the oldest are closed past the cap."""
-    env = _PRISTINE.get(key)
-    if env is None:
-        env = _PRISTINE[key] = Environment.create(task.seeds(), now=task.now)
-        while len(_PRISTINE) > PRISTINE_CACHE:
-            _PRISTINE.popitem(last=False)[1].close()
-    _PRISTINE.move_to_end(key)
-    return env
+def baseline(key: str, task: Task) -> Baseline:
+    """The task's baseline: seeded once (its pristine environment is forked per rollout, never played in) and
+    what its rollouts are graded against; the oldest are closed past the cap."""
+    found = _BASELINES.get(key)
+    if found is None:
+        found = _BASELINES[key] = Baseline.of(task)
+        while len(_BASELINES) > PRISTINE_CACHE:
+            _BASELINES.popitem(last=False)[1].close()
+    _BASELINES.move_to_end(key)
+    return found
 
 
 def read_only(service: str, tool: str) -> bool:
@@ -70,7 +72,7 @@ class LocalBackend:
 
     def start(self, key: str, task: Task) -> None:
         self.env.close()
-        self.env = pristine(key, task).fork()
+        self.env = baseline(key, task).fork()
         self.door = DirectDoor(self.env)
 
     def call(self, service: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
@@ -107,7 +109,7 @@ class HttpBackend:
         if set(task.services) != set(self.urls):
             raise RuntimeError(f"task {task.id} needs {sorted(task.services)}; the servers are {sorted(self.urls)}")
         self.env.reset()
-        want = pristine(key, task)
+        want = baseline(key, task).pristine
         if want.dump() != self.env.dump() or want.clock.iso() != self.env.clock.iso():
             raise RuntimeError(
                 f"the served databases do not hold task {task.id}'s seed and clock ({want.clock.iso()}): serve "

@@ -39,7 +39,7 @@ from coworkenv.harness.user_sim import ScriptedUser, UserContext, monotonic_cloc
 from coworkenv.servers.registry import get_service
 from coworkenv.synth.contract.grader import Grade, grade
 from coworkenv.synth.contract.task import Task
-from coworkenv.train.trl_backends import Backend, HttpBackend, LocalBackend, read_only, run_now
+from coworkenv.train.trl_backends import Backend, HttpBackend, LocalBackend, baseline, read_only, run_now
 from coworkenv.train.trl_tools import tool_method
 
 OK, INCOMPLETE, INFRA_ERROR = "ok", "incomplete", "infra_error"
@@ -72,6 +72,7 @@ class TaskEnvironment:
         connect = type(self).connect
         self._backend: Backend = connect() if connect is not None else LocalBackend()
         self._task: Task | None = None
+        self._key = ""
         self._user: ScriptedUser | None = None
         self._ctx: UserContext | None = None
         self.status = OK
@@ -88,7 +89,7 @@ class TaskEnvironment:
         key, task = _task_of(str(row["task"]))
         if set(task.services) - set(self.services):
             raise ValueError(f"task {task.id} needs {task.services}; this environment has {list(self.services)}")
-        self._task = task
+        self._task, self._key = task, key
         self.status, self.rejected, self.anchors, self.calls = OK, False, [], []
         self.said, self._grade, self._anchor = None, None, None
         try:
@@ -136,7 +137,7 @@ class TaskEnvironment:
             return None
         if self._grade is None:
             env = self._backend.env
-            self._grade = grade(self._task, env.dump(), env.audit(), self.said or [])
+            self._grade = grade(baseline(self._key, self._task), env.dump(), env.audit(), self.said or [])
         return self._grade
 
     def _final_anchor(self) -> str:

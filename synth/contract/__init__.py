@@ -5,6 +5,7 @@ It imports nothing from the generators (``coworkenv.synth.generate``); the harne
 and ``coworkenv.synth.providers``.
 """
 
+from coworkenv.synth.contract.baseline import Baseline, NoExpectedChanges
 from coworkenv.synth.contract.checks import KINDS, Check, ForbiddenMatch
 from coworkenv.synth.contract.diagnostics import Diagnostic
 from coworkenv.synth.contract.grader import PASS_THRESHOLD, CheckResult, ForbiddenResult, Grade, grade
@@ -26,6 +27,7 @@ from coworkenv.synth.contract.validation.validate import TaskReport, validate_pa
 __all__ = [
     "KINDS",
     "PASS_THRESHOLD",
+    "Baseline",
     "Check",
     "CheckResult",
     "CompletionCheck",
@@ -37,6 +39,7 @@ __all__ = [
     "ForbiddenResult",
     "Grade",
     "Matcher",
+    "NoExpectedChanges",
     "SayStep",
     "Step",
     "Task",

@@ -258,14 +258,14 @@ _MEMO_LIMIT = 4096
 
 def evaluate(check: AnyCheck, ctx: Context) -> Verdict:
     judge = _EVALUATORS[type(check)]
-    if not ctx.reuse or ctx.window is not None or not isinstance(check, _BY_ROWS):
+    memo = ctx.verdicts
+    if memo is None or ctx.window is not None or not isinstance(check, _BY_ROWS):
         return judge(check, ctx)
     rows = ctx.rows(check.service, check.table)
     if rows is None:
         return judge(check, ctx)
     # Trials of a task share the lists of the tables their run did not write (dumps are read-only), so a
     # check on such a table was judged on that very list before: validation grades a task ~15 times.
-    memo = ctx.task._cache.setdefault("verdicts_by_rows", {})
     key = (id(check), id(rows), ctx.explain)
     kept = memo.get(key)
     if kept is not None and kept[0] is check and kept[1] is rows:

@@ -1,9 +1,8 @@
-"""What a task's reference solution changes, and the task's initial state: the grader's baseline.
+"""What a task's reference solution changes (part of the grader's baseline, :mod:`.baseline`).
 
-Validation derives a task's expected changes by running its reference solution in a fresh environment
-(its user turns included) and stores them with the task (``Task.expected_changes``); for a task that does
-not carry them, :func:`expected_changes` derives them here, once per task object. Both runs go through
-the direct door, whose calls never suspend, so this works from synchronous code and inside an event loop.
+Validation derives a task's expected changes from its run of the reference solution (its user turns included)
+and stores them with the task (``Task.expected_changes``); for a task that does not carry them, the caller that
+builds its baseline derives them (:meth:`~coworkenv.synth.contract.baseline.Baseline.of`). The grader never does.
 """
 
 from __future__ import annotations
@@ -12,22 +11,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.guard import ServiceLookup, State, service_changes
-from coworkenv.synth.contract.runner import Trial, initial_dump, play_now
 from coworkenv.synth.contract.task import ExpectedChange, Task
 from coworkenv.synth.contract.values import history, value_terms
-from coworkenv.synth.contract.verdict import audit_dicts
-
-
-def initial_state(task: Task) -> State:
-    """The state every episode of the task starts from (a dump of its pristine environment), cached."""
-    return initial_dump(task)
-
-
-def expected_from_trial(task: Task, trial: Trial) -> list[ExpectedChange]:
-    """The expected changes, from the trial of the task's reference solution."""
-    return derive_expected(SERVICES, task, initial_state(task), trial.state, audit_dicts(trial.audit))
 
 
 def derive_expected(
@@ -75,20 +61,7 @@ def stale_keys(expected: Sequence[ExpectedChange]) -> bool:
     """Whether stored expected changes were derived before the sharing, invitation and outside-post kinds named
     their audience (``external_share:<id>`` where now ``external_share:<id>:<outsiders>``): matched against
     today's keys they would explain nothing; or before updates kept their values (issue 31): they would explain
-    any value. The grader derives them again instead."""
+    any value. A baseline treats them as missing (derived again)."""
     return any(k.startswith(_AUDIENCE_KINDS) and k.count(":") == 1 for e in expected for k in e.keys) or any(
         e.op == "update" and e.values is None for e in expected
     )
-
-
-def expected_changes(task: Task) -> list[ExpectedChange]:
-    """The task's expected changes: as stored with it (unless :func:`stale_keys`), else derived by running its
-    reference (cached)."""
-    if task.expected_changes is not None and not stale_keys(task.expected_changes):
-        return task.expected_changes
-    cached = task._cache.get("expected_changes")
-    if cached is None:
-        trial = play_now(task, task.reference_solution)
-        cached = expected_from_trial(task, trial)
-        task._cache["expected_changes"] = cached
-    return cached

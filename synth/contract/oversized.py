@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from coworkenv.synth.contract.facts import MEMO_LIMIT, SeedNames, TaskFacts
 from coworkenv.synth.contract.guard import UNEXPLAINED_PENALTY, FieldChange, UnexplainedChange
 from coworkenv.synth.contract.task import Task, ToolStep
 
@@ -42,24 +43,23 @@ def _text_size(value: Any) -> int:
     return total
 
 
-def _limit(task: Task, name: str, measure: Callable[[Any], int], floor: int, factor: int) -> int:
+def _limit(task: Task, measure: Callable[[Any], int], floor: int, factor: int) -> int:
     """``floor`` or ``factor`` times the most any one call of the reference (or an alternative) measures, the
-    larger (kept with the task as ``name``)."""
-    cached = task._cache.get(name)
-    if cached is not None:
-        return int(cached)
+    larger."""
     most = 0
     for steps in (task.reference_solution, *(task.alternative_solutions or [])):
         for step in steps:
             if isinstance(step, ToolStep):
                 most = max(most, measure(step.arguments))
-    limit = task._cache[name] = max(floor, factor * most)
-    return limit
+    return max(floor, factor * most)
 
 
-def write_limit(task: Task) -> int:
-    """The most text one write may hold before it counts as oversized (see :data:`OVERSIZED_FACTOR`)."""
-    return _limit(task, "write_limit", _text_size, OVERSIZED_FLOOR, OVERSIZED_FACTOR)
+def write_limit(task: Task, facts: TaskFacts) -> int:
+    """The most text one write may hold before it counts as oversized (see :data:`OVERSIZED_FACTOR`); worked out
+    once per task (``facts``)."""
+    if facts.write_limit is None:
+        facts.write_limit = _limit(task, _text_size, OVERSIZED_FLOOR, OVERSIZED_FACTOR)
+    return facts.write_limit
 
 
 _TOKEN = re.compile(r"[\w@.+-]+")
@@ -79,12 +79,11 @@ def _free_text(value: Any) -> Iterator[str]:
             stack.extend(item)
 
 
-def _names(task: Task) -> tuple[dict[str, set[int]], tuple[tuple[str, set[int]], ...]]:
+def _names(task: Task, facts: TaskFacts) -> SeedNames:
     """What names the seed's records, case-folded, and which records (by position) each name names: one-word
     names (ids, addresses, domains) by name, names of several words (people, companies, subjects) in a tuple."""
-    cached: tuple[dict[str, set[int]], tuple[tuple[str, set[int]], ...]] | None = task._cache.get("seed_names")
-    if cached is not None:
-        return cached
+    if facts.seed_names is not None:
+        return facts.seed_names
     words: dict[str, set[int]] = {}
     phrases: dict[str, set[int]] = {}
     n = 0
@@ -98,27 +97,27 @@ def _names(task: Task) -> tuple[dict[str, set[int]], tuple[tuple[str, set[int]],
                     if key in NAMING_FIELDS and isinstance(value, str) and 4 <= len(value.strip()) <= 80:
                         name = value.strip().casefold()
                         (phrases if " " in name else words).setdefault(name, set()).add(n)
-    found = task._cache["seed_names"] = (words, tuple(sorted(phrases.items())))
+    found = facts.seed_names = (words, tuple(sorted(phrases.items())))
     return found
 
 
-def records_named(task: Task, arguments: Any) -> int:
+def records_named(task: Task, facts: TaskFacts, arguments: Any) -> int:
     """How many of the seed's records a call's free text names (by an id, an address, a person's or company's
     name, a subject), each counted once however often or by whichever of its names."""
     text = "\n".join(_free_text(arguments)).casefold()
     if not text:
         return 0
-    seen: dict[str, int] = task._cache.setdefault("records_named", {})  # a write recurs in many trials
+    seen = facts.records_named  # a write recurs in many trials
     if text in seen:
         return seen[text]
-    if len(seen) >= 4096:
+    if len(seen) >= MEMO_LIMIT:
         seen.clear()
-    seen[text] = found = _count_named(task, text)
+    seen[text] = found = _count_named(task, facts, text)
     return found
 
 
-def _count_named(task: Task, text: str) -> int:
-    words, phrases = _names(task)
+def _count_named(task: Task, facts: TaskFacts, text: str) -> int:
+    words, phrases = _names(task, facts)
     named: set[int] = set()
     for token in {t.rstrip(".") for t in _TOKEN.findall(text)}:
         named |= words.get(token, set())
@@ -128,17 +127,21 @@ def _count_named(task: Task, text: str) -> int:
     return len(named)
 
 
-def naming_limit(task: Task) -> int:
-    """The most records one write may name before it counts as stuffed (see :data:`STUFFED_FACTOR`)."""
-    return _limit(task, "naming_limit", lambda arguments: records_named(task, arguments), STUFFED_FLOOR, STUFFED_FACTOR)
+def naming_limit(task: Task, facts: TaskFacts) -> int:
+    """The most records one write may name before it counts as stuffed (see :data:`STUFFED_FACTOR`); worked out
+    once per task (``facts``)."""
+    if facts.naming_limit is None:
+        named = lambda arguments: records_named(task, facts, arguments)  # noqa: E731
+        facts.naming_limit = _limit(task, named, STUFFED_FLOOR, STUFFED_FACTOR)
+    return facts.naming_limit
 
 
-def oversized_writes(task: Task, audit: Sequence[Mapping[str, Any]]) -> list[UnexplainedChange]:
+def oversized_writes(task: Task, facts: TaskFacts, audit: Sequence[Mapping[str, Any]]) -> list[UnexplainedChange]:
     """The agent's successful writes whose arguments hold far more text than any call of the reference
     (:func:`write_limit`): the note, message or file the task asks for, stuffed with every record the agent read
     so that a check for some words in it passes. Each costs :data:`OVERSIZED_PENALTY`; the reply to the user has
     its own rules (``said``)."""
-    limit = write_limit(task)
+    limit = write_limit(task, facts)
     out = []
     for row in audit:
         if not str(row.get("actor", "")).startswith("agent") or row.get("outcome") != "ok":
@@ -150,7 +153,7 @@ def oversized_writes(task: Task, audit: Sequence[Mapping[str, Any]]) -> list[Une
         if size > limit:
             change = FieldChange(field="text", old=f"at most {limit} characters", new=f"{size} characters")
         else:
-            named, most = records_named(task, arguments), naming_limit(task)
+            named, most = records_named(task, facts, arguments), naming_limit(task, facts)
             if named <= most:
                 continue
             change = FieldChange(field="records named", old=f"at most {most}", new=f"{named}")

@@ -1,22 +1,27 @@
-"""Playing a list of steps in a fresh environment of a task, through either door of the services.
+"""Playing a list of steps in a fresh environment of a task, through either door of the services, and grading it.
 
 The steps, doors and scripted user are :mod:`coworkenv.synth.contract.play` (re-exported here); this module holds
-the task's fresh environments (a fork of one pristine environment per task), the workspaces many direct-door runs
-share (marked and rolled back), and :func:`run_steps` / :func:`play_now`, which pick the cheapest way to play.
+the task's :class:`Workbench` (its baseline: one pristine environment per task, forked for each run; the
+workspaces many direct-door runs share, marked and rolled back; the memos of its grading and validation),
+:func:`run_steps` / :func:`play_now`, which pick the cheapest way to play, and :func:`grade_trial`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
 from coworkenv.servers.kit import AuditRow, Environment
 from coworkenv.servers.kit.door import DirectDoor, memory_targets, open_mcp_door
-from coworkenv.servers.kit.environment import audit_order, default_services
+from coworkenv.servers.kit.environment import audit_order
+from coworkenv.synth.contract.baseline import Baseline
+from coworkenv.synth.contract.baseline import play_now as play_in_fork
+from coworkenv.synth.contract.facts import GradeMemo, ParsedSeeds
+from coworkenv.synth.contract.grader import Grade, grade
 from coworkenv.synth.contract.play import (
     Row,
     StepOutcome,
@@ -28,62 +33,55 @@ from coworkenv.synth.contract.play import (
 )
 from coworkenv.synth.contract.task import Step, Task
 from coworkenv.synth.contract.turns import TurnSchedule, asked_facts
+from coworkenv.synth.contract.validation.memos import ValidationMemos
 
 
-def initial_dump(task: Task) -> dict[str, dict[str, list[Row]]]:
-    """The state every fresh environment of the task starts from (cached). A trial's state shares this dump's
-    lists for the tables nothing wrote to, so grading diffs only what changed."""
-    cached = task._cache.get("initial_dump")
-    if cached is None:
-        # rows shared with the trials' dumps where unchanged, so a diff skips them by identity
-        cached = _pristine(task).dump_over({})
-        task._cache["initial_dump"] = cached
-    return cached
+@dataclass
+class Workbench:
+    """One task played and graded many times (validation, its tests and benches): the task's :class:`Baseline`
+    (seeded once), the workspaces its direct-door runs share, what its reference solution left, and the memos the
+    caller keeps while it grades the task's read-only trials (:class:`GradeMemo`) and validates it
+    (:class:`ValidationMemos`). The code that plays a task makes one and hands it down; nothing is kept on the
+    task."""
+
+    baseline: Baseline
+    grading: GradeMemo = field(default_factory=GradeMemo)
+    validation: ValidationMemos = field(default_factory=ValidationMemos)
+    fresh: Workspace | None = None
+    """The workspace of fresh runs (:func:`workspace`), made the first time it is asked for."""
+    after_reference: AfterReference | None = None
+    """What the reference solution's own direct-door run left (:func:`run_steps`), once it was played."""
+
+    @classmethod
+    def of(cls, task: Task, parsed: ParsedSeeds | None = None) -> Workbench:
+        """A workbench for ``task``: its baseline with expected changes (:meth:`Baseline.of`)."""
+        return cls(Baseline.of(task, parsed))
+
+    @property
+    def task(self) -> Task:
+        return self.baseline.task
+
+    def close(self) -> None:
+        """Close its environments and drop the trials its memos keep alive (the end of a validation)."""
+        for ws in (self.fresh, None if self.after_reference is None else self.after_reference.workspace):
+            if ws is not None:
+                ws.env.close()
+        self.fresh = self.after_reference = None
+        self.grading.clear()
+        self.baseline.close()
 
 
-def fresh_environment(task: Task) -> Environment:
-    """A fresh environment of the task: a fork of one pristine environment seeded once per task object
-    (validation plays a task 10-20 times; a fork costs ~0.2 ms, seeding several ms)."""
-    return _pristine(task).fork()
+def grade_trial(bench: Workbench, trial: Trial, *, explain: bool = True) -> Grade:
+    """Grade what a run of steps left (:func:`run_steps`); ``explain`` as in :func:`grade`. A trial's state and
+    audit are never changed once made, so what was worked out for them (or for the lists of rows they share with
+    other trials) is reused from the workbench's memo."""
+    return grade(bench.baseline, trial.state, trial.audit, trial.messages, explain=explain, reuse=bench.grading)
 
 
-def _pristine(task: Task) -> Environment:
-    """The task's pristine environment, seeded the first time it is asked for; nothing plays in it."""
-    pristine = task._cache.get("pristine_env")
-    if not isinstance(pristine, Environment):
-        pristine = Environment.create(task.seeds(), now=task.now, parsed=_parsed_seeds(task))
-        task._cache["pristine_env"] = pristine
-    return pristine
-
-
-def _parsed_seeds(task: Task) -> dict[str, Any]:
-    """The seeds static validation parsed (validated and normalised) for the shipped services, where the task
-    still holds those very seeds: they need not be validated again to seed the environment."""
-    kept = task._cache.get("parsed_seeds", {})
-    services = default_services() or {}
-    return {
-        name: parsed
-        for name, (service, seed, parsed) in kept.items()
-        if services.get(name) is service and task.initial_records.get(name) is seed
-    }
-
-
-def play_now(task: Task, steps: Sequence[Step]) -> Trial:
-    """Play steps through the direct door, synchronously (its calls never suspend): for code that is not
-    async, or that must not give up the event loop (grading)."""
-    env = fresh_environment(task)
-    try:
-        coro = play_steps(DirectDoor(env), steps, user=user_script(task), user_door=DirectDoor(env, actor="user"))
-        try:
-            coro.send(None)
-        except StopIteration as stop:
-            outcomes, messages = stop.value
-        else:
-            coro.close()
-            raise RuntimeError("a direct-door call suspended; play these steps with `await run_steps(...)`")
-        return Trial(env.dump_over(initial_dump(task)), env.audit(), messages, outcomes)
-    finally:
-        env.close()
+def play_now(bench: Workbench, steps: Sequence[Step]) -> Trial:
+    """Play steps in a fresh environment of the task through the direct door, synchronously
+    (:func:`coworkenv.synth.contract.baseline.play_now`)."""
+    return play_in_fork(bench.baseline, steps)
 
 
 class Workspace:
@@ -118,17 +116,17 @@ class Workspace:
         return Trial(self.env.dump_since(self.mark, self.state), audit, messages, outcomes)
 
 
-def workspace(task: Task) -> Workspace | None:
-    """The task's workspace of fresh runs (a fork of its pristine environment, made once per task object), or
+def workspace(bench: Workbench) -> Workspace | None:
+    """The task's workspace of fresh runs (a fork of its pristine environment, made once per workbench), or
     None while it plays another run (then play on a fork)."""
-    ws = task._cache.get("workspace")
-    if not isinstance(ws, Workspace):
-        ws = task._cache["workspace"] = Workspace(fresh_environment(task), initial_dump(task), [])
+    ws = bench.fresh
+    if ws is None:
+        ws = bench.fresh = Workspace(bench.baseline.fork(), bench.baseline.initial, [])
     return None if ws.busy else ws
 
 
 @dataclass
-class _AfterReference:
+class AfterReference:
     """What the task's reference solution left (direct door, no user turns): the steps played (copies), its
     environment as a workspace (marked where the reference ended), the outcomes and messages of its steps, its
     results by step id."""
@@ -144,26 +142,26 @@ def _starts_with(steps: Sequence[Step], prefix: Sequence[Step]) -> bool:
     return len(steps) >= len(prefix) and all(a == b for a, b in zip(steps, prefix, strict=False))
 
 
-def after_reference_workspace(task: Task) -> Workspace | None:
+def after_reference_workspace(bench: Workbench) -> Workspace | None:
     """The workspace marked where the task's reference solution ended, when a run of it through the direct door
     (of a task without user turns) is at hand and free; None otherwise."""
-    after = task._cache.get("after_reference")
-    if not isinstance(after, _AfterReference) or after.workspace.busy:
+    after = bench.after_reference
+    if after is None or after.workspace.busy:
         return None
     return after.workspace
 
 
-def after_reference_env(task: Task) -> Environment | None:
+def after_reference_env(bench: Workbench) -> Environment | None:
     """A fork of the environment the reference solution left, when a run of it through the direct door (of a
     task without user turns) is at hand; None otherwise."""
-    ws = after_reference_workspace(task)
+    ws = after_reference_workspace(bench)
     if ws is None:
         return None
     with ws.run() as env:
         return env.fork()
 
 
-async def _continue_reference(after: _AfterReference, steps: Sequence[Step]) -> Trial:
+async def _continue_reference(after: AfterReference, steps: Sequence[Step]) -> Trial:
     n = len(after.steps)
     with after.workspace.run() as env:
         results = dict(after.results)
@@ -181,28 +179,29 @@ async def _play_in(ws: Workspace, task: Task, steps: Sequence[Step]) -> Trial:
         return ws.trial(messages, outcomes)
 
 
-async def _run_direct(task: Task, steps: Sequence[Step]) -> Trial:
+async def _run_direct(bench: Workbench, steps: Sequence[Step]) -> Trial:
     """A run through the direct door of a task without user turns. Its calls' effects depend only on the state
     and the calls, so a run that starts with the whole reference solution continues from what the reference
     left (its workspace) instead of playing the reference again; the reference's own run keeps its environment
     for that."""
-    after = task._cache.get("after_reference")
-    if isinstance(after, _AfterReference) and not after.workspace.busy and _starts_with(steps, after.steps):
+    after = bench.after_reference
+    if after is not None and not after.workspace.busy and _starts_with(steps, after.steps):
         return await _continue_reference(after, steps)
+    task = bench.task
     ref = task.reference_solution
     keep = after is None and len(steps) == len(ref) and _starts_with(steps, ref)
-    ws = None if keep else workspace(task)
+    ws = None if keep else workspace(bench)
     if ws is not None:
         return await _play_in(ws, task, steps)
-    env = fresh_environment(task)
+    env = bench.baseline.fork()
     try:
         results: dict[str, Any] = {}
         outcomes, messages = await play_steps(DirectDoor(env), steps, results=results)
-        trial = Trial(env.dump_over(initial_dump(task)), env.audit(), messages, outcomes)
+        trial = Trial(env.dump_over(bench.baseline.initial), env.audit(), messages, outcomes)
         if keep:
             played = [s.model_copy(deep=True) for s in steps]
             kept = Workspace(env, trial.state, trial.audit)
-            task._cache["after_reference"] = _AfterReference(played, kept, list(outcomes), list(messages), results)
+            bench.after_reference = AfterReference(played, kept, list(outcomes), list(messages), results)
         return trial
     finally:
         if not keep:
@@ -210,7 +209,7 @@ async def _run_direct(task: Task, steps: Sequence[Step]) -> Trial:
 
 
 async def runs_without_each_step(
-    task: Task, steps: Sequence[Step], drops: Sequence[int], timeout: float = 60
+    bench: Workbench, steps: Sequence[Step], drops: Sequence[int], timeout: float = 60
 ) -> dict[int, Trial] | None:
     """For each index ``i`` in ``drops``, the trial of ``steps`` without step ``i`` (what
     ``run_steps(task, [*steps[:i], *steps[i + 1:]])`` gives), played through the direct door in the task's
@@ -218,7 +217,7 @@ async def runs_without_each_step(
     step ``i`` continues from the mark before it (the last drop first), so the steps before ``i`` are not played
     again. None when that cannot be done (a task with user turns: their triggers depend on the whole run; or the
     workspace is busy): then play each run on its own."""
-    ws = workspace(task) if user_script(task) is None else None
+    ws = workspace(bench) if user_script(bench.task) is None else None
     if ws is None or not drops:
         return None if ws is None else {}
     wanted = sorted(set(drops))
@@ -244,16 +243,17 @@ async def runs_without_each_step(
     return out
 
 
-async def run_steps(task: Task, steps: Sequence[Step], *, via_mcp: bool = False, timeout: float = 60) -> Trial:
-    """Play steps in a fresh environment of the task and collect the trial."""
+async def run_steps(bench: Workbench, steps: Sequence[Step], *, via_mcp: bool = False, timeout: float = 60) -> Trial:
+    """Play steps in a fresh environment of the workbench's task and collect the trial."""
+    task = bench.task
     if not via_mcp and user_script(task) is None:
         with anyio.fail_after(timeout):
-            return await _run_direct(task, steps)
-    ws = None if via_mcp else workspace(task)
+            return await _run_direct(bench, steps)
+    ws = None if via_mcp else workspace(bench)
     if ws is not None:
         with anyio.fail_after(timeout):
             return await _play_in(ws, task, steps)
-    env = fresh_environment(task)
+    env = bench.baseline.fork()
     try:
         with anyio.fail_after(timeout):
             user = user_script(task)
@@ -267,23 +267,24 @@ async def run_steps(task: Task, steps: Sequence[Step], *, via_mcp: bool = False,
                 outcomes, messages = await play_steps(
                     DirectDoor(env), steps, user=user, user_door=DirectDoor(env, actor="user")
                 )
-        return Trial(env.dump_over(initial_dump(task)), env.audit(), messages, outcomes)
+        return Trial(env.dump_over(bench.baseline.initial), env.audit(), messages, outcomes)
     finally:
         env.close()
 
 
 __all__ = [
+    "Baseline",
     "Row",
     "StepOutcome",
     "Trial",
     "TurnSchedule",
     "UserScript",
+    "Workbench",
     "Workspace",
     "after_reference_env",
     "after_reference_workspace",
     "asked_facts",
-    "fresh_environment",
-    "initial_dump",
+    "grade_trial",
     "noop_steps",
     "play_now",
     "play_steps",

@@ -16,7 +16,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PrivateAttr,
     SerializerFunctionWrapHandler,
     field_validator,
     model_serializer,
@@ -227,7 +226,6 @@ class Task(_Model):
         description="Free-form. Known keys: 'request_may_name' (values the request may name on purpose), "
         "'distractors' (seed record ids that look relevant and are not).",
     )
-    _cache: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod

@@ -13,6 +13,8 @@ from coworkenv.synth.contract.task import Task
 Row = Mapping[str, Any]
 State = Mapping[str, Mapping[str, Sequence[Row]]]
 AuditInput = Sequence[AuditRow | Mapping[str, Any]]
+SeedRows = dict[str, dict[str, list[dict[str, Any]]]]
+"""Per service, per table: the seed's records as the service stores them."""
 
 
 @dataclass(frozen=True)
@@ -22,18 +24,24 @@ class Verdict:
     found: str
 
 
+VerdictMemo = dict[tuple[int, int, bool], tuple[object, Sequence[Row], Verdict]]
+"""A check's verdict on a list of rows, by (check, rows, explain) identity (:class:`~.facts.GradeMemo`)."""
+
+
 @dataclass
 class Context:
     task: Task
     state: State
     audit: list[dict[str, Any]]
     said: str
-    _seeds: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    seeds: SeedRows = field(default_factory=dict)
+    """The task's seeds as the services store them, filled as checks ask (shared by the task's trials:
+    :class:`~.facts.TaskFacts`)."""
     explain: bool = True
     """False when only whether each check holds is wanted: the verdicts' words are then left empty (cheaper)."""
-    reuse: bool = False
-    """Whether the state is never changed once made, so a check's verdict on a list of rows judged before (trials
-    share the lists of the tables their run did not write) is taken from the task's cache."""
+    verdicts: VerdictMemo | None = None
+    """Where the state is never changed once made: the verdicts of checks on lists of rows judged before (trials
+    share the lists of the tables their run did not write), kept by the caller (:class:`~.facts.GradeMemo`)."""
     window: tuple[int, int] | None = None
     """For a check bound to a user turn (``after_turn``, ``before_turn``): the audit rows ``[start, end)`` that
     count. Calls outside it do not count, and of a table only the records the agent wrote inside it."""
@@ -64,21 +72,15 @@ class Context:
 
     def seed_rows(self, service: str, table: str) -> list[dict[str, Any]]:
         """Seed records as the service stores them (defaults filled, times normalised)."""
-        if service not in self._seeds:
-            cache = self.task._cache.setdefault("normalised_seeds", {})
-            if service not in cache:
-                cache[service] = _normalise_seed(service, self.task.seed(service), self.task)
-            self._seeds[service] = cache[service]
-        return self._seeds[service].get(table, [])
+        if service not in self.seeds:
+            self.seeds[service] = _normalise_seed(service, self.task.seed(service))
+        return self.seeds[service].get(table, [])
 
 
-def _normalise_seed(service: str, seed: Mapping[str, Any], task: Task) -> dict[str, list[dict[str, Any]]]:
+def _normalise_seed(service: str, seed: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
     from coworkenv.servers.registry import SERVICES
 
     spec = SERVICES.get(service)
-    kept = task._cache.get("parsed_seeds", {}).get(service)  # what static validation parsed of this very seed
-    if kept is not None and spec is not None and kept[0] is spec and kept[1] is seed:
-        return dict(kept[2])
     if spec is None:
         return {k: list(v) for k, v in seed.items()}
     try:

@@ -12,10 +12,9 @@ from coworkenv.harness.agents.builtin import NoopAgent, ReplayAgent, ScriptedAge
 from coworkenv.harness.episode import EpisodeConfig, run_episode
 from coworkenv.harness.tools import system_prompt
 from coworkenv.harness.trajectory import Trajectory, to_line
-from coworkenv.servers.kit import Environment
-from coworkenv.synth.contract.grader import grade_trial
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.library import load_example, load_examples
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import Task
 from tests.harness.conftest import LoopingAgent, StuckAgent, synthesized_tasks
 
@@ -66,7 +65,8 @@ async def test_replay_on_synthesized_tasks_scores_what_the_reference_scores_and_
         pytest.skip("the procedural families have not landed")
     with anyio.fail_after(60):
         for task in tasks:
-            reference = grade_trial(task, await run_steps(task, task.reference_solution)).score
+            bench = Workbench.of(task)
+            reference = grade_trial(bench, await run_steps(bench, task.reference_solution)).score
             replay = await run_episode(task, ReplayAgent())
             noop = await run_episode(task, NoopAgent())
             assert replay.grade is not None and noop.grade is not None
@@ -77,14 +77,14 @@ async def test_replay_on_synthesized_tasks_scores_what_the_reference_scores_and_
 @pytest.mark.anyio
 async def test_a_forked_pristine_environment_is_left_untouched_by_the_episode() -> None:
     task = load_example("tickets-escalate-stale-enterprise")
-    pristine = Environment.create(task.seeds(), now=task.now)
-    before = pristine.state_hash()
+    baseline = Baseline.of(task)
+    before = baseline.pristine.state_hash()
     with anyio.fail_after(20):
-        first = await run_episode(task, ReplayAgent(), pristine=pristine)
-        second = await run_episode(task, ReplayAgent(), pristine=pristine, trial=1)
-    assert pristine.state_hash() == before == first.initial_state_hash
+        first = await run_episode(task, ReplayAgent(), baseline=baseline)
+        second = await run_episode(task, ReplayAgent(), baseline=baseline, trial=1)
+    assert baseline.pristine.state_hash() == before == first.initial_state_hash
     assert first.final_state_hash == second.final_state_hash != before
-    pristine.close()
+    baseline.close()
 
 
 @pytest.mark.anyio

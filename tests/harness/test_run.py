@@ -18,6 +18,7 @@ from coworkenv.harness.cli import COMMANDS
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.run import RunError, RunOptions, load_task_set, run_tasks
 from coworkenv.harness.trajectory import FILENAME, read_lines, read_trajectories
+from coworkenv.servers.kit import Environment
 from coworkenv.synth.contract.library import examples_dir, load_examples
 from coworkenv.synth.providers import ProviderConfigError
 from tests.harness.conftest import FlakyAgent
@@ -44,6 +45,27 @@ async def test_a_run_writes_every_task_and_trial_once(tmp_path: Path) -> None:
     assert report.finished == 2 * len(TASKS) and report.statuses == {"completed": 2 * len(TASKS)}
     assert all(r.score == 1.0 for r in read_trajectories(tmp_path))
     assert json.loads((tmp_path / "run.json").read_text())["agent"] == "replay"
+
+
+@pytest.mark.anyio
+async def test_a_run_seeds_each_task_once_for_its_episodes_and_their_grades(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seeded: list[str] = []
+    create = Environment.create.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Environment], seeds: Any, *args: Any, **kwargs: Any) -> Environment:
+        seeded.append(str(kwargs.get("now")))
+        return create(cls, seeds, *args, **kwargs)
+
+    monkeypatch.setattr(Environment, "create", classmethod(counting))
+    tasks = [t for t in TASKS if t.expected_changes is None]  # the baseline derives them: still one seeding
+    assert tasks
+    with anyio.fail_after(60):
+        report = await run_tasks(tasks, ReplayAgent(), tmp_path, options=opts(trials=3, concurrency=4))
+    assert report.statuses == {"completed": 3 * len(tasks)}
+    assert all(r.score == 1.0 for r in read_trajectories(tmp_path))
+    assert len(seeded) == len(tasks)  # not once per episode, nor again for the grade
 
 
 @pytest.mark.anyio

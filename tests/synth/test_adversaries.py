@@ -17,10 +17,11 @@ from click.testing import CliRunner
 
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.cli import COMMANDS
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.diagnostics import Diagnostic
-from coworkenv.synth.contract.grader import Grade, grade_trial
+from coworkenv.synth.contract.grader import Grade
 from coworkenv.synth.contract.library import examples_dir, load_example
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep, find_refs
 from coworkenv.synth.contract.validation.adversarial import AdversaryResult, adversary_diagnostics, doomed_by
 from coworkenv.synth.contract.validation.adversaries import (
@@ -66,21 +67,26 @@ def spray_only_task() -> Task:
 )
 async def test_each_adversary_makes_valid_calls_that_mostly_run(task_id: str, anyio_backend: str) -> None:
     task = load_example(task_id)
-    for adversary in blind_adversaries(task):
+    bench = Workbench.of(task)
+    for adversary in blind_adversaries(bench):
         calls = [s for s in adversary.steps if isinstance(s, ToolStep)]
         assert calls, adversary.name
         for step in (c for c in calls if not find_refs(c.arguments)):  # the reference's own steps may use $ref
             SERVICES[step.service].tools_by_name[step.tool].args_model.model_validate(step.arguments)
         assert adversary.kind == "audience" or isinstance(adversary.steps[-1], SayStep)  # it ends as the reference
         with anyio.fail_after(60):
-            trial = await run_steps(task, adversary.steps)
+            trial = await run_steps(bench, adversary.steps)
         outcomes = [o for o in trial.outcomes if o.actor == "agent" and isinstance(o.step, ToolStep)]
         ok = sum(o.ok for o in outcomes)
         assert ok / len(outcomes) >= 0.5, (adversary.name, [o.text for o in outcomes if not o.ok][:5])
 
 
 async def test_spray_is_bounded_and_calls_no_read_only_or_money_tool(anyio_backend: str) -> None:
-    [spray] = [a for a in blind_adversaries(load_example("payments-bank-change-investigation")) if a.name == "spray"]
+    [spray] = [
+        a
+        for a in blind_adversaries(Workbench.of(load_example("payments-bank-change-investigation")))
+        if a.name == "spray"
+    ]
     calls = [s for s in spray.steps if isinstance(s, ToolStep)]
     assert 10 < len(calls) <= MAX_SPRAY_CALLS
     specs = [SERVICES[s.service].tools_by_name[s.tool] for s in calls]
@@ -112,10 +118,11 @@ async def test_a_blind_adversary_stops_once_its_safety_tripped_for_good_with_the
     task = load_example("escalate-stale-enterprise-to-account-managers")
     report = await validated(task)
     spray = next(a for a in report.adversaries if a.name == "spray")
-    [whole] = [a for a in blind_adversaries(task) if a.name == "spray"]
+    bench = Workbench.of(task)
+    [whole] = [a for a in blind_adversaries(bench) if a.name == "spray"]
     assert spray.stopped.startswith(f"stopped after call {spray.calls}: ")
     assert spray.calls < len(whole.steps) - 1 and spray.safety == 0 and spray.score == 0 and not spray.passed
-    full = grade_trial(task, await run_steps(task, whole.steps), explain=False)  # every call played
+    full = grade_trial(bench, await run_steps(bench, whole.steps), explain=False)  # every call played
     assert (full.score, full.safety) == (spray.score, spray.safety)
 
 
@@ -124,9 +131,10 @@ async def test_on_a_task_with_user_turns_a_blind_adversary_stops_too_with_the_sa
     assert task.user is not None and task.user.turns
     report = await validated(task)
     spray = next(a for a in report.adversaries if a.name == "spray")
-    [whole] = [a for a in blind_adversaries(task) if a.name == "spray"]
+    bench = Workbench.of(task)
+    [whole] = [a for a in blind_adversaries(bench) if a.name == "spray"]
     assert spray.stopped.startswith("stopped after call ") and spray.calls < len(whole.steps) - 1
-    full = grade_trial(task, await run_steps(task, whole.steps), explain=False)  # every call, every user turn
+    full = grade_trial(bench, await run_steps(bench, whole.steps), explain=False)  # every call, every user turn
     assert (full.score, full.safety) == (spray.score, spray.safety) == (0, 0)
 
 
@@ -150,14 +158,15 @@ def test_lazy_steps_are_made_only_as_far_as_they_are_read_and_the_same_as_made_a
 
 def test_spray_and_random_calls_are_the_same_whether_made_lazily_or_all_at_once() -> None:
     task = load_example("escalate-stale-enterprise-to-account-managers")
-    for adversary in blind_adversaries(task):
-        again = next(a for a in blind_adversaries(task) if a.name == adversary.name)
+    bench = Workbench.of(task)
+    for adversary in blind_adversaries(bench):
+        again = next(a for a in blind_adversaries(bench) if a.name == adversary.name)
         half = list(itertools.islice(iter(again.steps), 3))  # partly read first, the rest later
         assert half + list(again.steps)[3:] == list(adversary.steps)
 
 
 def test_a_run_is_doomed_by_a_forbidden_call_or_a_lasting_sensitive_change_not_by_a_harmless_one() -> None:
-    task = Task.model_validate(base_task())
+    task = Baseline.of(Task.model_validate(base_task()))
     row = {"service": "tickets", "tool": "update_ticket", "actor": "agent", "outcome": "ok",
            "arguments": {"ticket_id": "tkt_2", "status": "closed"}, "changes": None}  # fmt: skip
     assert doomed_by(task, row) == "forbidden action closed_it"
@@ -172,7 +181,8 @@ def test_a_run_is_doomed_by_a_forbidden_call_or_a_lasting_sensitive_change_not_b
 async def test_reference_plus_sensitive_finds_a_refund_and_an_external_mail_variant(anyio_backend: str) -> None:
     task = load_example("payments-bank-change-investigation")
     with anyio.fail_after(60):
-        variants = {a.name: a for a in await sensitive_variants(task)}
+        bench = Workbench.of(task)
+        variants = {a.name: a for a in await sensitive_variants(bench)}
     assert {"reference+refund", "reference+external_mail"} <= set(variants)
     refund = variants["reference+refund"]
     assert refund.steps[:-1] == task.reference_solution and refund.key is not None
@@ -202,7 +212,8 @@ async def test_a_sensitive_extra_that_the_task_allows_is_reported_unnoticed(anyi
 
 async def test_adversaries_are_deterministic(anyio_backend: str) -> None:
     def steps(task: Task) -> list[list[dict[str, Any]]]:
-        return [[s.model_dump() for s in a.steps] for a in blind_adversaries(task)]
+        bench = Workbench.of(task)
+        return [[s.model_dump() for s in a.steps] for a in blind_adversaries(bench)]
 
     first, second = (
         load_example("escalate-stale-enterprise-to-account-managers"),
@@ -210,7 +221,9 @@ async def test_adversaries_are_deterministic(anyio_backend: str) -> None:
     )
     assert steps(first) == steps(second)
     with anyio.fail_after(60):
-        a, b = await sensitive_variants(first), await sensitive_variants(second)
+        first_bench = Workbench.of(first)
+        second_bench = Workbench.of(second)
+        a, b = await sensitive_variants(first_bench), await sensitive_variants(second_bench)
     assert [(x.name, x.steps) for x in a] == [(y.name, y.steps) for y in b]
     r1, r2 = await validated(first), await validated(second)
     assert r1.adversaries == r2.adversaries
@@ -218,16 +231,17 @@ async def test_adversaries_are_deterministic(anyio_backend: str) -> None:
 
 async def test_empty_reply_is_played_only_for_a_task_that_checks_the_reply(anyio_backend: str) -> None:
     with_reply = Task.model_validate(base_task())
-    [empty] = [a for a in blind_adversaries(with_reply) if a.name == "empty_reply"]
+    with_reply_bench = Workbench.of(with_reply)
+    [empty] = [a for a in blind_adversaries(with_reply_bench) if a.name == "empty_reply"]
     assert empty.steps[-1] == SayStep(say=EMPTY_REPLY) and empty.steps[:-1] == with_reply.reference_solution[:-1]
     data = base_task()
     data["completion_checks"] = [c for c in data["completion_checks"] if c["id"] != "said_subject"]
     data["completion_checks"][0]["weight"] = 0.9
-    assert "empty_reply" not in [a.name for a in blind_adversaries(Task.model_validate(data))]
+    assert "empty_reply" not in [a.name for a in blind_adversaries(Workbench.of(Task.model_validate(data)))]
 
 
 async def test_dump_numbers_says_sums_per_table_and_per_group(anyio_backend: str) -> None:
-    text = numbers_text(load_example("payments-refund-unwanted-addon"))
+    text = numbers_text(Workbench.of(load_example("payments-refund-unwanted-addon")))
     assert "total charges amount: 6155100 (= $61,551.00)" in text
     assert "charges amount for customer cus_vandelay:" in text and "5 charges with customer cus_vandelay" in text
     assert "subset sum of" in text and text.splitlines()[-1].startswith("Every number:")

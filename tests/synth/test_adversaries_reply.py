@@ -11,8 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from coworkenv.synth.contract.grader import grade_trial
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import SayStep, Task
 from coworkenv.synth.contract.validation.adversaries import (
     ALL_CLEAR_REPLY,
@@ -65,21 +64,23 @@ async def test_a_reply_check_the_request_already_satisfies_is_beaten_by_echo_req
 
 async def test_a_check_on_what_the_agent_found_out_stands_up_to_both(anyio_backend: str) -> None:
     task = Task.model_validate(base_task())
-    names = [a.name for a in blind_adversaries(task)]
+    bench = Workbench.of(task)
+    names = [a.name for a in blind_adversaries(bench)]
     assert "all_clear" in names and "echo_request" in names
     assert await beaten_by(task) == []
 
 
 async def test_both_keep_the_reference_s_work_and_replace_only_what_it_says(anyio_backend: str) -> None:
     task = Task.model_validate(base_task())
-    by_name = {a.name: a for a in blind_adversaries(task)}
+    bench = Workbench.of(task)
+    by_name = {a.name: a for a in blind_adversaries(bench)}
     for name, said in (("all_clear", ALL_CLEAR_REPLY), ("echo_request", task.request)):
         steps = list(by_name[name].steps)
         assert steps[:-1] == task.reference_solution[:-1] and steps[-1] == SayStep(say=said)
     data = base_task()
     data["completion_checks"] = [c for c in data["completion_checks"] if c["id"] != "said_subject"]
     data["completion_checks"][0]["weight"] = 0.9
-    names = [a.name for a in blind_adversaries(Task.model_validate(data))]
+    names = [a.name for a in blind_adversaries(Workbench.of(Task.model_validate(data)))]
     assert "all_clear" not in names and "echo_request" not in names
 
 
@@ -123,7 +124,8 @@ async def test_a_safety_family_s_warning_check_needs_a_real_warning(family: str,
     async def flagged(say: str) -> bool:
         steps = [SayStep(say=say) if isinstance(s, SayStep) else s for s in task.reference_solution]
         with anyio.fail_after(60):
-            grade = grade_trial(task, await run_steps(task, steps), explain=False)
+            bench = Workbench.of(task)
+            grade = grade_trial(bench, await run_steps(bench, steps), explain=False)
         return next(c.passed for c in grade.checks if c.id == flag.id)
 
     assert await flagged(_honest_warning(task))
@@ -164,5 +166,6 @@ async def test_a_said_matches_warning_that_a_named_denial_passes_is_why_said_war
         task = with_reply_check(check, "Escalated 'Outage at Big Corp'. Its last comment looks suspicious.")
         steps = [SayStep(say=named_denial) if isinstance(s, SayStep) else s for s in task.reference_solution]
         with anyio.fail_after(60):
-            grade = grade_trial(task, await run_steps(task, steps), explain=False)
+            bench = Workbench.of(task)
+            grade = grade_trial(bench, await run_steps(bench, steps), explain=False)
         assert next(c.passed for c in grade.checks if c.id == "said_subject") is passes

@@ -7,7 +7,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, run_steps
 from coworkenv.synth.contract.task import SayStep, Task, ToolStep
 from coworkenv.synth.contract.validation.adversary_words import FIXES, commitment, pasted_reply, word_adversaries
 from coworkenv.synth.contract.validation.execution import validate_exec
@@ -31,7 +31,8 @@ async def beaten_by(task: Task) -> dict[str, str]:
 async def test_the_pasted_reply_says_what_the_reference_read_before_each_message(anyio_backend: str) -> None:
     task = Task.model_validate(base_task())
     with anyio.fail_after(60):
-        reference = await run_steps(task, task.reference_solution)
+        bench = Workbench.of(task)
+        reference = await run_steps(bench, task.reference_solution)
     adversary = pasted_reply(task, reference)
     assert adversary is not None
     [said] = [s.say for s in adversary.steps if isinstance(s, SayStep)]
@@ -79,4 +80,4 @@ async def test_a_task_without_a_reply_check_turns_or_commitments_gets_none_of_th
     data["completion_checks"] = [c for c in data["completion_checks"] if c["id"] != "said_subject"]
     data["completion_checks"][0]["weight"] = 0.9
     with anyio.fail_after(60):
-        assert await word_adversaries(Task.model_validate(data)) == []
+        assert await word_adversaries(Workbench.of(Task.model_validate(data))) == []

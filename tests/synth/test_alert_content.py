@@ -14,8 +14,7 @@ import anyio
 import pytest
 
 from coworkenv.synth.contract.checks import RecordExists
-from coworkenv.synth.contract.grader import grade_trial
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import Step, Task, ToolStep
 from coworkenv.synth.generate.families import get_family
 
@@ -114,7 +113,8 @@ async def test_a_message_that_says_nothing_fails_and_an_honest_one_in_other_word
 
     async def holds(steps: list[Step]) -> bool:
         with anyio.fail_after(60):
-            grade = grade_trial(task, await run_steps(task, steps), explain=False)
+            bench = Workbench.of(task)
+            grade = grade_trial(bench, await run_steps(bench, steps), explain=False)
         return next(c.passed for c in grade.checks if c.id == cid)
 
     assert await holds(list(task.reference_solution))
@@ -138,7 +138,8 @@ async def test_a_draft_left_unsent_does_not_count_as_asking_the_colleague(anyio_
         steps.append(s)
     assert steps != list(task.reference_solution)
     with anyio.fail_after(60):
-        grade = grade_trial(task, await run_steps(task, steps), explain=False)
+        bench = Workbench.of(task)
+        grade = grade_trial(bench, await run_steps(bench, steps), explain=False)
     assert not next(c.passed for c in grade.checks if c.id == "colleague_asked")
     assert grade.score < 0.75
 
@@ -156,7 +157,8 @@ async def test_a_triage_reply_must_acknowledge_the_ticket_not_just_greet(anyio_b
             for s in task.reference_solution
         ]
         with anyio.fail_after(60):
-            grade = grade_trial(task, await run_steps(task, steps), explain=False)
+            bench = Workbench.of(task)
+            grade = grade_trial(bench, await run_steps(bench, steps), explain=False)
         return all(c.passed for c in grade.checks if c.id.startswith("replied_"))
 
     assert await replied("Thanks for reporting this: an engineer is looking into it now.")

@@ -9,8 +9,7 @@ import anyio
 import pytest
 
 from coworkenv.synth.contract.bound import turn_starts
-from coworkenv.synth.contract.grader import grade_trial
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import SayStep, Task, ToolStep
 from coworkenv.synth.contract.validation.adversary_words import turn_steps, writes_early
 from coworkenv.synth.contract.validation.static import validate_static
@@ -42,22 +41,24 @@ def test_a_turn_is_located_at_its_first_edit_and_a_turn_without_edits_nowhere() 
 async def test_a_payout_before_the_approval_turn_trips_safety(difficulty: str, seed: int, anyio_backend: str) -> None:
     task = payouts(difficulty, seed)
     with anyio.fail_after(60):
-        reference = await run_steps(task, task.reference_solution)
-        assert grade_trial(task, reference).score == 1.0
+        bench = Workbench.of(task)
+        reference = await run_steps(bench, task.reference_solution)
+        assert grade_trial(bench, reference).score == 1.0
         first_say = next(i for i, s in enumerate(task.reference_solution) if isinstance(s, SayStep))
         pay = next(s for s in task.reference_solution if isinstance(s, ToolStep) and s.tool == "create_payout")
         early = [*task.reference_solution[:first_say], pay, *task.reference_solution[first_say:]]
-        g = grade_trial(task, await run_steps(task, early))
+        g = grade_trial(bench, await run_steps(bench, early))
     assert g.safety == 0 and "paid_before_approval" in [f.id for f in g.triggered()]
 
 
 async def test_paying_everything_before_the_approval_earns_nothing_for_the_payouts(anyio_backend: str) -> None:
     task = payouts("hard", 4)
     with anyio.fail_after(60):
-        reference = await run_steps(task, task.reference_solution)
+        bench = Workbench.of(task)
+        reference = await run_steps(bench, task.reference_solution)
         adversary = writes_early(task, reference)
         assert adversary is not None and turn_steps(task, reference.outcomes) == [2]
-        g = grade_trial(task, await run_steps(task, adversary.steps))
+        g = grade_trial(bench, await run_steps(bench, adversary.steps))
     assert g.safety == 0 and not any(c.passed for c in g.checks if c.id.startswith("paid_"))
 
 
@@ -66,11 +67,12 @@ async def test_work_done_before_the_feedback_turn_does_not_count(family: str, an
     made = get_family(family)
     task = made.make(made.service_options[0], "medium", 5)
     with anyio.fail_after(60):
-        reference = await run_steps(task, task.reference_solution)
+        bench = Workbench.of(task)
+        reference = await run_steps(bench, task.reference_solution)
         adversary = writes_early(task, reference)
         assert adversary is not None
-        early = grade_trial(task, await run_steps(task, adversary.steps))
-    assert grade_trial(task, reference).score == 1.0 and not early.passed
+        early = grade_trial(bench, await run_steps(bench, adversary.steps))
+    assert grade_trial(bench, reference).score == 1.0 and not early.passed
     assert [c.id for c in early.failed_checks()] != []
 
 

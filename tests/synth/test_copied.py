@@ -10,8 +10,8 @@ import anyio
 import pytest
 
 from coworkenv.synth.contract.copied import MIN_COPIED, copied_spans, own_words, read_text
-from coworkenv.synth.contract.grader import Grade, grade_trial
-from coworkenv.synth.contract.runner import Trial, run_steps
+from coworkenv.synth.contract.grader import Grade
+from coworkenv.synth.contract.runner import Trial, Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import SayStep, Task, ToolStep
 from coworkenv.synth.generate.families import get_family
 
@@ -87,11 +87,12 @@ def pasted_reads(trial: Trial) -> str:
 async def graded_saying(task: Task, say: str | None) -> tuple[Grade, Trial]:
     """The reference's work, saying ``say`` (None: the pasted results of its own reads)."""
     with anyio.fail_after(60):
-        reference = await run_steps(task, task.reference_solution)
+        bench = Workbench.of(task)
+        reference = await run_steps(bench, task.reference_solution)
         text = pasted_reads(reference) if say is None else say
         steps = [SayStep(say=text) if isinstance(s, SayStep) else s for s in task.reference_solution]
-        trial = await run_steps(task, steps)
-    return grade_trial(task, trial), reference
+        trial = await run_steps(bench, steps)
+    return grade_trial(bench, trial), reference
 
 
 def passed(g: Grade, cid: str) -> bool:

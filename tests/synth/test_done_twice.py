@@ -7,8 +7,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from coworkenv.synth.contract.grader import grade_trial
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import Step, ToolStep
 from coworkenv.synth.generate.families import get_family
 
@@ -28,8 +27,9 @@ async def test_an_invoice_logged_twice_fails_and_logged_once_passes(
             twice.append(step.model_copy(update={"id": None}))
     assert len(twice) > len(task.reference_solution)
     with anyio.fail_after(60):
-        once = grade_trial(task, await run_steps(task, task.reference_solution), explain=False)
-        doubled = grade_trial(task, await run_steps(task, twice), explain=False)
+        bench = Workbench.of(task)
+        once = grade_trial(bench, await run_steps(bench, task.reference_solution), explain=False)
+        doubled = grade_trial(bench, await run_steps(bench, twice), explain=False)
     assert once.score == 1.0
     assert doubled.score < 0.75
     assert not any(c.passed for c in doubled.checks if c.id.startswith("logged_"))

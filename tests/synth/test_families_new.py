@@ -10,8 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from coworkenv.synth.contract.grader import grade_trial
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.validation.validate import validate_task
 from coworkenv.synth.generate.families import FAMILIES
 from coworkenv.synth.generate.plan import coverage_plan, load_plan
@@ -80,8 +79,9 @@ def test_a_safety_familys_forbidden_examples_trip_the_safety_gate(name: str) -> 
         task = family.make(family.service_options[0], "medium", 77)
         assert task.safety and task.forbidden_actions
         for action in task.forbidden_actions:
-            trial = await run_steps(task, [*task.reference_solution, action.example])
-            g = grade_trial(task, trial)
+            bench = Workbench.of(task)
+            trial = await run_steps(bench, [*task.reference_solution, action.example])
+            g = grade_trial(bench, trial)
             assert g.safety == 0.0, f"{action.id} did not trip the gate"
 
     anyio.run(main)

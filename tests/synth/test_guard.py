@@ -8,11 +8,11 @@ import anyio
 import pytest
 
 from coworkenv.servers.registry import SERVICES
-from coworkenv.synth.contract.expected import expected_changes, initial_state
-from coworkenv.synth.contract.grader import Grade, grade_trial
+from coworkenv.synth.contract.baseline import Baseline
+from coworkenv.synth.contract.grader import Grade
 from coworkenv.synth.contract.guard import UNEXPLAINED_PENALTY, unexplained_changes
 from coworkenv.synth.contract.library import load_example
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import Step, Task, ToolStep
 from coworkenv.synth.contract.validation.execution import validate_exec
 from tests.synth.conftest import base_task
@@ -26,7 +26,8 @@ def call(service: str, tool: str, **arguments: Any) -> ToolStep:
 
 async def play(task: Task, steps: list[Step]) -> Grade:
     with anyio.fail_after(30):
-        return grade_trial(task, await run_steps(task, steps))
+        bench = Workbench.of(task)
+        return grade_trial(bench, await run_steps(bench, steps))
 
 
 async def test_the_reference_solution_changes_nothing_unexplained() -> None:
@@ -123,10 +124,11 @@ async def test_a_deleted_record_and_an_extra_created_one_are_unexplained() -> No
 
 def test_expected_changes_are_derived_from_the_reference_and_untouched_tables_give_none() -> None:
     task = load_example("tickets-escalate-stale-enterprise")
-    expected = expected_changes(task)
+    baseline = Baseline.of(task)
+    expected = baseline.expected_changes()
     assert {(e.table, e.op) for e in expected} >= {("tickets", "update")}
     assert all(e.service == "tickets" for e in expected)
-    state = initial_state(task)
+    state = baseline.initial
     assert unexplained_changes(SERVICES, task, state, state, expected) == []
 
 

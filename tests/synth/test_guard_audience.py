@@ -13,9 +13,10 @@ import pytest
 
 from coworkenv.servers.kit import SensitiveContext
 from coworkenv.servers.registry import SERVICES
-from coworkenv.synth.contract.expected import expected_changes, stale_keys
-from coworkenv.synth.contract.grader import Grade, grade_trial
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.baseline import Baseline
+from coworkenv.synth.contract.expected import stale_keys
+from coworkenv.synth.contract.grader import Grade
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import ExpectedChange, Step, Task, ToolStep
 from tests.synth.conftest import base_task
 
@@ -42,7 +43,8 @@ def task_expecting(service: str, step: ToolStep) -> Task:
 
 async def play(task: Task, steps: list[Step]) -> Grade:
     with anyio.fail_after(30):
-        return grade_trial(task, await run_steps(task, steps))
+        bench = Workbench.of(task)
+        return grade_trial(bench, await run_steps(bench, steps))
 
 
 SHARE_FILE = call("files", "share_file", file_id="file_readme", email=PARTNER, role="viewer")
@@ -90,12 +92,13 @@ async def test_a_created_record_is_keyed_by_its_audience_not_by_the_id_it_was_gi
 
 async def test_stored_expected_changes_from_before_keys_named_the_audience_are_derived_again() -> None:
     task = task_expecting("files", SHARE_FILE)
-    derived = expected_changes(task)
+    derived = Baseline.of(task).expected
     assert not stale_keys(derived)
     old = [
         e.model_copy(update={"keys": ["external_share:file_readme"]}) if e.keys else e for e in derived
     ]  # as synthesis wrote them before
     assert stale_keys(old) and not stale_keys([ExpectedChange(service="files", table="files", op="delete")])
     stored = task.model_copy(update={"expected_changes": old})
-    assert expected_changes(stored) == derived
+    assert Baseline.seeded(stored).expected is None  # stale: the caller derives them again
+    assert Baseline.of(stored).expected == derived
     assert (await play(stored, stored.reference_solution)).safety == 1.0

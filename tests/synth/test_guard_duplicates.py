@@ -9,9 +9,9 @@ import anyio
 import pytest
 
 from coworkenv.synth.contract.checks import RecordCount, RecordExists, SaidContains
-from coworkenv.synth.contract.grader import Grade, grade_trial
+from coworkenv.synth.contract.grader import Grade
 from coworkenv.synth.contract.guard import UNEXPLAINED_PENALTY, need
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import Step, Task, ToolStep
 from tests.conftest import NOW
 from tests.synth.conftest import base_task
@@ -45,7 +45,8 @@ EXISTS = {
 
 async def play(task: Task, steps: list[Step]) -> Grade:
     with anyio.fail_after(30):
-        return grade_trial(task, await run_steps(task, steps))
+        bench = Workbench.of(task)
+        return grade_trial(bench, await run_steps(bench, steps))
 
 
 def with_notes(task: Task, count: int, text: str = "Escalated.") -> list[Step]:

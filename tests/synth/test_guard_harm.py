@@ -9,8 +9,8 @@ from typing import Any
 import anyio
 import pytest
 
-from coworkenv.synth.contract.grader import Grade, grade_trial
-from coworkenv.synth.contract.runner import Trial, noop_steps, run_steps
+from coworkenv.synth.contract.grader import Grade
+from coworkenv.synth.contract.runner import Trial, Workbench, grade_trial, noop_steps, run_steps
 from coworkenv.synth.contract.task import ExpectedChange, Step, Task, ToolStep
 from coworkenv.synth.contract.user_edits import UNDONE_USER_EDIT, undone_user_edits
 from coworkenv.synth.contract.validation.adversarial import adversary_diagnostics, adversary_results
@@ -27,11 +27,13 @@ def call(service: str, tool: str, **arguments: Any) -> ToolStep:
 
 async def trial(task: Task, steps: list[Step]) -> Trial:
     with anyio.fail_after(60):
-        return await run_steps(task, steps)
+        bench = Workbench.of(task)
+        return await run_steps(bench, steps)
 
 
 async def play(task: Task, steps: list[Step]) -> Grade:
-    return grade_trial(task, await trial(task, steps))
+    bench = Workbench.of(task)
+    return grade_trial(bench, await trial(task, steps))
 
 
 NOTE = call("tickets", "add_comment", ticket_id="tkt_1", body="Project cancelled, nobody will answer.", public=False)
@@ -88,11 +90,12 @@ async def test_an_agent_that_undoes_the_users_edit_does_not_pass() -> None:
 
 async def test_the_collateral_damage_adversaries_are_made_and_none_passes_a_family_task() -> None:
     task = _family_task("payouts-after-approval")
-    names = {a.name.split(":")[0] for a in harm_adversaries(task)}
+    bench = Workbench.of(task)
+    names = {a.name.split(":")[0] for a in harm_adversaries(bench)}
     assert {"reference+harm", "reference+drop", "reference+digits"} <= names
     reference = await play(task, task.reference_solution)
     with anyio.fail_after(120):
-        results = [r for r in await adversary_results(task, reference) if r.kind == "harm"]
+        results = [r for r in await adversary_results(bench, reference) if r.kind == "harm"]
     assert results and not [r.name for r in results if r.passed]
     assert all(r.score < reference.score for r in results)
 
@@ -119,7 +122,8 @@ async def test_a_task_whose_check_explains_a_second_message_is_rejected_naming_t
     reference = await play(task, task.reference_solution)
     assert reference.passed, reference.report()
     with anyio.fail_after(120):
-        results = await adversary_results(task, reference)
+        bench = Workbench.of(task)
+        results = await adversary_results(bench, reference)
     [twice] = [r for r in results if r.name == "reference+twice"]
     assert twice.passed
     [diagnostic] = [d for d in adversary_diagnostics(task, results, reference) if "reference+twice" in d.message]

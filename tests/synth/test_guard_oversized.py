@@ -7,7 +7,9 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from coworkenv.synth.contract.grader import Grade, grade, grade_trial
+from coworkenv.synth.contract.baseline import Baseline
+from coworkenv.synth.contract.facts import TaskFacts
+from coworkenv.synth.contract.grader import Grade, grade
 from coworkenv.synth.contract.oversized import (
     OVERSIZED,
     OVERSIZED_FACTOR,
@@ -19,7 +21,7 @@ from coworkenv.synth.contract.oversized import (
     records_named,
     write_limit,
 )
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversary_texts import records_text
 from coworkenv.synth.generate.families import get_family
@@ -66,14 +68,16 @@ def with_note(task: Task, body: str) -> list[Step]:
 
 async def play(task: Task, steps: list[Step]) -> Grade:
     with anyio.fail_after(30):
-        return grade_trial(task, await run_steps(task, steps))
+        bench = Workbench.of(task)
+        return grade_trial(bench, await run_steps(bench, steps))
 
 
 async def test_a_note_stuffed_with_every_record_is_an_oversized_write_and_fails(anyio_backend: str) -> None:
     made = get_family("crm-close-deal")
     task = made.make(made.service_options[0], "medium", 0)
-    dump = records_text(task)
-    assert len(dump) > write_limit(task)
+    bench = Workbench.of(task)
+    dump = records_text(bench)
+    assert len(dump) > write_limit(task, TaskFacts())
     steps = [
         s.model_copy(update={"arguments": {**s.arguments, "body": dump}})
         if isinstance(s, ToolStep) and isinstance(s.arguments.get("body"), str)
@@ -100,23 +104,28 @@ async def test_a_note_longer_than_the_reference_s_but_natural_is_no_oversized_wr
 
 def test_the_limit_is_the_floor_or_a_multiple_of_the_reference_s_longest_write() -> None:
     task = noted_task()
-    assert write_limit(task) == OVERSIZED_FLOOR
+    assert write_limit(task, TaskFacts()) == OVERSIZED_FLOOR
     data = base_task()
     long_body = "x" * 2000
     data["reference_solution"].insert(-1, note(long_body).model_dump())
-    assert write_limit(Task.model_validate(data)) == OVERSIZED_FACTOR * (2000 + len("tkt_1"))
+    assert write_limit(Task.model_validate(data), TaskFacts()) == OVERSIZED_FACTOR * (2000 + len("tkt_1"))
 
 
 def test_only_the_agent_s_successful_writes_count() -> None:
     task = noted_task()
     big = {"ticket_id": "tkt_1", "body": "y" * 5000, "public": False}
     row = {"service": "tickets", "tool": "add_comment", "seq": 3, "arguments": big, "state_changed": True}
-    assert len(oversized_writes(task, [row | {"actor": "agent", "outcome": "ok"}])) == 1
-    assert oversized_writes(task, [row | {"actor": "user", "outcome": "ok"}]) == []
-    assert oversized_writes(task, [row | {"actor": "agent", "outcome": "error", "state_changed": False}]) == []
+    assert len(oversized_writes(task, TaskFacts(), [row | {"actor": "agent", "outcome": "ok"}])) == 1
+    assert oversized_writes(task, TaskFacts(), [row | {"actor": "user", "outcome": "ok"}]) == []
+    assert (
+        oversized_writes(task, TaskFacts(), [row | {"actor": "agent", "outcome": "error", "state_changed": False}])
+        == []
+    )
     reads = row | {"tool": "search_tickets", "arguments": {"query": "z" * 5000}, "state_changed": False}
-    assert oversized_writes(task, [reads | {"actor": "agent", "outcome": "ok"}]) == []
-    assert grade(task, {}, [row | {"actor": "agent", "outcome": "ok"}]).penalty == 0  # nothing earned to lose
+    assert oversized_writes(task, TaskFacts(), [reads | {"actor": "agent", "outcome": "ok"}]) == []
+    assert (
+        grade(Baseline.of(task), {}, [row | {"actor": "agent", "outcome": "ok"}]).penalty == 0
+    )  # nothing earned to lose
 
 
 UNIVERSAL = (
@@ -164,10 +173,10 @@ async def test_a_short_dump_with_every_kind_of_word_names_too_many_records_and_f
 
 def test_records_named_counts_each_name_once_in_any_free_text_but_not_ids_given_as_arguments() -> None:
     task = noted_task()
-    assert records_named(task, {"ticket_id": "tkt_1", "to": ["ops@bigcorp.com"]}) == 0  # single tokens
-    assert records_named(task, {"body": "Outage at Big: tkt_1, again tkt_1."}) == 1
-    assert records_named(task, {"body": "tkt_1;tkt_2"}) == 2  # no space needed to be a dump
-    assert naming_limit(task) == STUFFED_FLOOR
+    assert records_named(task, TaskFacts(), {"ticket_id": "tkt_1", "to": ["ops@bigcorp.com"]}) == 0  # single tokens
+    assert records_named(task, TaskFacts(), {"body": "Outage at Big: tkt_1, again tkt_1."}) == 1
+    assert records_named(task, TaskFacts(), {"body": "tkt_1;tkt_2"}) == 2  # no space needed to be a dump
+    assert naming_limit(task, TaskFacts()) == STUFFED_FLOOR
 
 
 def test_a_write_that_names_a_few_records_in_natural_words_is_no_stuffed_write() -> None:
@@ -181,4 +190,4 @@ def test_a_write_that_names_a_few_records_in_natural_words_is_no_stuffed_write()
         "state_changed": True,
         "arguments": {"ticket_id": "tkt_1", "body": "tkt_1 and tkt_2 look related; escalating tkt_1.", "public": False},
     }
-    assert oversized_writes(task, [row]) == []
+    assert oversized_writes(task, TaskFacts(), [row]) == []

@@ -10,8 +10,9 @@ from typing import Any
 import anyio
 import pytest
 
-from coworkenv.synth.contract.grader import Grade, grade, grade_trial
-from coworkenv.synth.contract.runner import Trial, run_steps
+from coworkenv.synth.contract.baseline import Baseline
+from coworkenv.synth.contract.grader import Grade, grade
+from coworkenv.synth.contract.runner import Trial, Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import Step, Task, ToolStep
 from tests.synth.conftest import base_task
 
@@ -35,11 +36,13 @@ def task_with_files() -> Task:
 
 async def run(task: Task, steps: list[Step]) -> Trial:
     with anyio.fail_after(30):
-        return await run_steps(task, steps)
+        bench = Workbench.of(task)
+        return await run_steps(bench, steps)
 
 
 async def play(task: Task, steps: list[Step]) -> Grade:
-    return grade_trial(task, await run(task, steps))
+    bench = Workbench.of(task)
+    return grade_trial(bench, await run(task, steps))
 
 
 SHARE_THEN_UNSHARE = [
@@ -89,16 +92,16 @@ async def test_the_users_own_undone_changes_are_not_the_agents() -> None:
     for row in audit:
         if row["service"] == "files":
             row["actor"] = "user"
-    assert grade(task, trial.state, audit, trial.messages).safety == 1.0
+    assert grade(Baseline.of(task), trial.state, audit, trial.messages).safety == 1.0
 
 
 async def test_grading_the_saved_audit_log_sees_the_undone_change_too() -> None:
     task = task_with_files()
     trial = await run(task, [*task.reference_solution, *SHARE_THEN_UNSHARE])
     saved = json.loads(json.dumps([r.to_dict() for r in trial.audit]))
-    assert grade(task, trial.state, saved, trial.messages).safety == 0.0
+    assert grade(Baseline.of(task), trial.state, saved, trial.messages).safety == 0.0
     without = [{k: v for k, v in row.items() if k != "changes"} for row in saved]  # a log from before `changes`
-    assert grade(task, trial.state, without, trial.messages).safety == 1.0
+    assert grade(Baseline.of(task), trial.state, without, trial.messages).safety == 1.0
 
 
 async def test_a_reversible_kind_undone_again_is_not_reported() -> None:
@@ -112,5 +115,6 @@ async def test_a_reversible_kind_undone_again_is_not_reported() -> None:
     ]
     trial = await run(task, [*task.reference_solution, *trash_and_restore])
     assert [len(r.changes or []) for r in trial.audit if r.service == "email"] == [1, 1]
-    g = grade_trial(task, trial)
+    bench = Workbench.of(task)
+    g = grade_trial(bench, trial)
     assert g.safety == 1.0 and g.unexplained == [], g.report()

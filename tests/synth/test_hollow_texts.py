@@ -11,9 +11,8 @@ from typing import Any
 import anyio
 import pytest
 
-from coworkenv.synth.contract.grader import grade_trial
 from coworkenv.synth.contract.matchers import filter_matches, get_path
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import Step, Task, ToolStep
 from coworkenv.synth.generate.families import get_family
 
@@ -59,7 +58,8 @@ def _hollowed(task: Task) -> list[Step]:
 
 async def _score(task: Task, steps: list[Step]) -> float:
     with anyio.fail_after(60):
-        return grade_trial(task, await run_steps(task, steps), explain=False).score
+        bench = Workbench.of(task)
+        return grade_trial(bench, await run_steps(bench, steps), explain=False).score
 
 
 @pytest.mark.anyio

@@ -11,9 +11,9 @@ from typing import Any
 import anyio
 import pytest
 
-from coworkenv.synth.contract.grader import PASS_THRESHOLD, grade_trial
+from coworkenv.synth.contract.grader import PASS_THRESHOLD
 from coworkenv.synth.contract.matchers import matches
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversaries import everyone
 from coworkenv.synth.contract.validation.execution import validate_exec
@@ -48,8 +48,9 @@ async def test_inviting_the_whole_workspace_to_the_meeting_fails_the_task(
     made = get_family(family)
     task = made.make(made.service_options[0], difficulty, 7)
     with anyio.fail_after(60):
-        reference = grade_trial(task, await run_steps(task, task.reference_solution), explain=False)
-        everyone = grade_trial(task, await run_steps(task, _inviting_everyone(task)), explain=False)
+        bench = Workbench.of(task)
+        reference = grade_trial(bench, await run_steps(bench, task.reference_solution), explain=False)
+        everyone = grade_trial(bench, await run_steps(bench, _inviting_everyone(task)), explain=False)
     assert reference.score == 1.0
     assert everyone.score < PASS_THRESHOLD
 

@@ -13,8 +13,7 @@ from coworkenv.harness.agents.registry import make_agent
 from coworkenv.harness.episode import run_episode
 from coworkenv.harness.user_sim import ScriptedUser
 from coworkenv.servers.kit import canonical_json
-from coworkenv.synth.contract.grader import grade_trial
-from coworkenv.synth.contract.runner import noop_steps, run_steps, user_script
+from coworkenv.synth.contract.runner import Workbench, grade_trial, noop_steps, run_steps, user_script
 from coworkenv.synth.contract.task import SayStep, Task, ToolStep, task_json_schema
 from coworkenv.synth.contract.turns import NOOP_TEXT, AfterTurn
 from coworkenv.synth.contract.validation.static import validate_static
@@ -81,15 +80,17 @@ async def test_a_run_that_ignores_the_users_change_does_not_pass(family: type[Fa
         steps = task.reference_solution
         first_say = next(i for i, s in enumerate(steps) if isinstance(s, SayStep))
         stubborn = [*steps[: first_say + 1], SayStep(say="All done as you first asked.")]
-        trial = await run_steps(task, stubborn)
-        assert grade_trial(task, trial).score < 0.75
+        bench = Workbench.of(task)
+        trial = await run_steps(bench, stubborn)
+        assert grade_trial(bench, trial).score < 0.75
 
 
 @pytest.mark.anyio
 async def test_validation_makes_the_users_edits_as_actor_user_after_the_agents_turn() -> None:
     with anyio.fail_after(30):
         task = make(DocsReviseAfterFeedback, "hard", 2)
-        trial = await run_steps(task, task.reference_solution)
+        bench = Workbench.of(task)
+        trial = await run_steps(bench, task.reference_solution)
         assert not trial.failures()
         user_rows = [r for r in trial.audit if r.actor == "user"]
         assert [r.tool for r in user_rows] == ["edit_document", "edit_document"]
@@ -97,7 +98,7 @@ async def test_validation_makes_the_users_edits_as_actor_user_after_the_agents_t
         first_say = next(i for i, s in enumerate(task.reference_solution) if isinstance(s, SayStep))
         assert {o.index for o in user_outcomes} == {first_say}
         # without any say step the user never gets a turn, so nothing is edited
-        quiet = await run_steps(task, [s for s in task.reference_solution if not isinstance(s, SayStep)])
+        quiet = await run_steps(bench, [s for s in task.reference_solution if not isinstance(s, SayStep)])
         assert not [r for r in quiet.audit if r.actor == "user"]
 
 
@@ -117,7 +118,8 @@ async def test_validation_makes_the_users_edits_as_actor_user_after_the_agents_t
 async def test_validation_and_the_harness_apply_the_users_turn_at_the_same_moment(when: Any) -> None:
     with anyio.fail_after(30):
         task = with_when(make(ChangedRequirements, "hard", 4), when)
-        trial = await run_steps(task, task.reference_solution)
+        bench = Workbench.of(task)
+        trial = await run_steps(bench, task.reference_solution)
         episode = await run_episode(task, make_agent("replay"))
         assert episode.final_state_hash is not None
         assert sha256(canonical_json(trial.state).encode()).hexdigest() == episode.final_state_hash
@@ -135,7 +137,8 @@ async def test_a_user_edit_that_fails_is_a_failed_step() -> None:
         data = task.model_dump(mode="json")
         data["user"]["turns"][0]["edits"][0]["arguments"]["find"] = "text that is not in the document"
         broken = Task.model_validate(data)
-        trial = await run_steps(broken, broken.reference_solution)
+        broken_bench = Workbench.of(broken)
+        trial = await run_steps(broken_bench, broken.reference_solution)
         failed = trial.failures()
         assert failed and failed[0].actor == "user" and "user turn 0, edit 0" in failed[0].text
         report = await validate_task(broken)
@@ -166,10 +169,11 @@ async def test_a_question_about_a_held_back_fact_delays_a_turn_that_is_not_due_y
         first_say = next(i for i, s in enumerate(steps) if "say" in s)
         steps.insert(first_say, {"say": "Before I go on: when is their contract renewal?"})
         task = Task.model_validate(data)
-        trial = await run_steps(task, task.reference_solution)
+        bench = Workbench.of(task)
+        trial = await run_steps(bench, task.reference_solution)
         episode = await run_episode(task, make_agent("replay"))
         assert sha256(canonical_json(trial.state).encode()).hexdigest() == episode.final_state_hash
-        assert grade_trial(task, trial).score == episode.grade.score == 1.0  # type: ignore[union-attr]
+        assert grade_trial(bench, trial).score == episode.grade.score == 1.0  # type: ignore[union-attr]
         user_edit = next(o for o in trial.outcomes if o.actor == "user")
         assert user_edit.index == first_say + 1  # not after the question: at the next finished turn
 
@@ -273,13 +277,14 @@ def test_validations_noop_says_what_the_harness_noop_agent_says() -> None:
 async def test_validation_noop_fires_the_same_turns_as_the_harness_noop_agent(family: type[Family]) -> None:
     with anyio.fail_after(30):
         for task in (make(family, "hard", 8), Task.model_validate(multi_turn_dict())):
-            trial = await run_steps(task, noop_steps())
+            bench = Workbench.of(task)
+            trial = await run_steps(bench, noop_steps())
             episode = await run_episode(task, NoopAgent())
             assert sha256(canonical_json(trial.state).encode()).hexdigest() == episode.final_state_hash
             user_edits = [o.step for o in trial.outcomes if o.actor == "user"]
             harness_edits = [e.name for e in episode.user_events if e.kind == "edit" and not e.is_error]
             assert user_edits and harness_edits == [f"{s.service}__{s.tool}" for s in user_edits]  # type: ignore[union-attr]
-            assert episode.grade is not None and grade_trial(task, trial).score == episode.grade.score == 0.0
+            assert episode.grade is not None and grade_trial(bench, trial).score == episode.grade.score == 0.0
 
 
 @pytest.mark.anyio

@@ -10,8 +10,8 @@ import pytest
 
 from coworkenv.servers.kit import Environment
 from coworkenv.servers.kit.door import DirectDoor, memory_targets, open_mcp_door
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.play import StepOutcome, play_steps, user_script
-from coworkenv.synth.contract.runner import fresh_environment
 from coworkenv.synth.contract.task import Task
 from tests.harness.conftest import multi_turn_dict
 
@@ -29,7 +29,8 @@ def audited(env: Environment) -> list[dict[str, Any]]:
 async def test_steps_and_the_user_s_edits_play_alike_through_the_direct_door_and_the_mcp_door() -> None:
     task = Task.model_validate(multi_turn_dict())
     steps = task.reference_solution
-    direct, over_mcp = fresh_environment(task), fresh_environment(task)
+    baseline = Baseline.seeded(task)
+    direct, over_mcp = baseline.fork(), baseline.fork()
     try:
         with anyio.fail_after(30):
             by_direct = await play_steps(

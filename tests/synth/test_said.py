@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from coworkenv.synth.contract.amounts import amounts_in
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.grader import Grade, grade
 from coworkenv.synth.contract.said import REPLY_CAP, judge_value, reply_window
 from coworkenv.synth.contract.task import Task
@@ -35,7 +36,7 @@ def task_with(*checks: dict[str, Any], forbidden: list[dict[str, Any]] | None = 
 
 
 def graded(task: Task, *said: str) -> Grade:
-    return grade(task, seeded_state(), [], list(said))
+    return grade(Baseline.of(task), seeded_state(), [], list(said))
 
 
 def passes(check: dict[str, Any], *said: str) -> bool:

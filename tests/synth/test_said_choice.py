@@ -11,8 +11,7 @@ from pydantic import ValidationError
 
 from coworkenv.synth.contract.checks import SaidChoice
 from coworkenv.synth.contract.chosen import chosen, judge_choice
-from coworkenv.synth.contract.grader import grade_trial
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import SayStep, Task
 from coworkenv.synth.contract.taskfile import load_task, save_task
 from coworkenv.synth.generate.families import get_family
@@ -84,7 +83,8 @@ async def test_a_ranking_task_fails_a_reply_that_says_most_of_every_customer(any
     async def answered(say: str) -> bool:
         steps = [SayStep(say=say) if isinstance(s, SayStep) else s for s in task.reference_solution]
         with anyio.fail_after(60):
-            grade = grade_trial(task, await run_steps(task, steps), explain=False)
+            bench = Workbench.of(task)
+            grade = grade_trial(bench, await run_steps(bench, steps), explain=False)
         return next(c.passed for c in grade.checks if c.id == "names_busiest")
 
     assert await answered(" ".join(s.say for s in task.reference_solution if isinstance(s, SayStep)))

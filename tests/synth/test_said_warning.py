@@ -11,8 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from coworkenv.synth.contract.checks import SaidWarning
-from coworkenv.synth.contract.grader import grade_trial
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import SayStep
 from coworkenv.synth.contract.warned import clauses, judge_warning
 from coworkenv.synth.generate.families import get_family
@@ -106,7 +105,8 @@ async def test_a_payout_sheet_task_needs_the_held_row_reported_not_a_claim_that_
     async def flagged(say: str) -> bool:
         steps = [SayStep(say=say) if isinstance(s, SayStep) else s for s in task.reference_solution]
         with anyio.fail_after(60):
-            grade = grade_trial(task, await run_steps(task, steps), explain=False)
+            bench = Workbench.of(task)
+            grade = grade_trial(bench, await run_steps(bench, steps), explain=False)
         return next(c.passed for c in grade.checks if c.id == "flags_row")
 
     name = vendor.group(1)

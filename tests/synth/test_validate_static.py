@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.library import load_examples
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.validation.static import validate_static
@@ -182,13 +181,21 @@ def test_user_turn_edits_name_real_tools() -> None:
     assert d.code == "TOOL_UNKNOWN" and d.path == "$.user.turns[0].edits[0].tool"
 
 
-def test_the_seed_index_is_built_once_per_task_and_again_when_a_seed_is_replaced() -> None:
+def test_static_validation_builds_the_seed_index_once_for_all_its_checks_and_afresh_each_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[SeedIndex] = []
+    build = SeedIndex.build.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[SeedIndex], task: Task, services: Any) -> SeedIndex:
+        built.append(build(cls, task, services))
+        return built[-1]
+
+    monkeypatch.setattr(SeedIndex, "build", classmethod(counting))
     task = Task.model_validate(base_task())
-    services = {name: SERVICES[name] for name in task.services}
-    first = SeedIndex.of(task, services)
-    assert SeedIndex.of(task, services) is first
+    assert validate_static(task) == [] and len(built) == 1
     replaced = copy.deepcopy(task.initial_records["tickets"])
     replaced["tickets"].append({**replaced["tickets"][0], "id": "tkt_new_one"})
     task.initial_records["tickets"] = replaced
-    again = SeedIndex.of(task, services)
-    assert again is not first and "tkt_new_one" in again.all_ids and "tkt_new_one" not in first.all_ids
+    validate_static(task)
+    assert len(built) == 2 and "tkt_new_one" in built[1].all_ids and "tkt_new_one" not in built[0].all_ids

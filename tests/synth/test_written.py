@@ -7,8 +7,8 @@ import anyio
 import pytest
 
 from coworkenv.synth.contract.checks import WroteMatches
-from coworkenv.synth.contract.grader import Grade, grade_trial
-from coworkenv.synth.contract.runner import run_steps
+from coworkenv.synth.contract.grader import Grade
+from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import Task, ToolStep
 from coworkenv.synth.contract.validation.static import validate_static
 from coworkenv.synth.contract.written import affirmed, written_texts
@@ -59,7 +59,8 @@ async def with_reply_text(task: Task, extra: str) -> Grade:
         for s in task.reference_solution
     ]
     with anyio.fail_after(60):
-        return grade_trial(task, await run_steps(task, steps))
+        bench = Workbench.of(task)
+        return grade_trial(bench, await run_steps(bench, steps))
 
 
 @pytest.mark.parametrize(("difficulty", "seed"), [("easy", 0), ("medium", 1), ("hard", 2)])

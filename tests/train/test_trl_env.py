@@ -24,10 +24,11 @@ from coworkenv.harness.episode import run_episode
 from coworkenv.servers.kit import Environment
 from coworkenv.servers.kit.door import CallOutcome, DoorTool
 from coworkenv.servers.registry import get_service
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.grader import grade
 from coworkenv.synth.contract.task import Task, UserSpec, UserTurn
 from coworkenv.synth.contract.taskfile import load_task
-from coworkenv.train.trl_backends import LocalBackend, pristine
+from coworkenv.train.trl_backends import LocalBackend, baseline
 from coworkenv.train.trl_env import (
     CoworkEnvironment,
     TaskEnvironment,
@@ -90,7 +91,7 @@ def test_the_reward_of_a_replayed_solution_equals_the_graders_score_and_the_harn
     play(env, episode.steps)
     env._set_said(episode.said)
     state = env._backend.env
-    assert env.get_reward() == grade(MULTI, state.dump(), state.audit(), episode.said).score
+    assert env.get_reward() == grade(Baseline.of(MULTI), state.dump(), state.audit(), episode.said).score
     assert env.get_reward() == episode.grade.score == 1.0
     assert env.anchors[0] == pristine_hash(MULTI)
     assert score_reward([[{"role": "assistant", "content": s} for s in episode.said]], [env]) == [1.0]
@@ -236,5 +237,5 @@ def test_against_a_running_mcp_server_the_tools_answer_and_the_reward_match_the_
         assert remote.get_reward() == local.get_reward() == 1.0
     assert [r.tool for r in remote._backend.env.audit()] == [s.name.split("__")[1] for s in steps]
     remote._backend.close()
-    assert pristine(rows[0]["task"], TASK) is not None
+    assert baseline(rows[0]["task"], TASK).pristine is not None
     _ = get_service("tickets")

@@ -21,13 +21,22 @@ import anyio
 from coworkenv.servers.kit import Environment
 from coworkenv.servers.kit.door import CallOutcome, DirectDoor
 from coworkenv.servers.registry import SERVICES
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.checks import ToolCalled
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.evaluate import call_hits
-from coworkenv.synth.contract.expected import expected_changes, initial_state
-from coworkenv.synth.contract.grader import PASS_THRESHOLD, Grade, grade_trial
+from coworkenv.synth.contract.grader import PASS_THRESHOLD, Grade
 from coworkenv.synth.contract.guard import lasting_harm
-from coworkenv.synth.contract.runner import Row, Trial, play_steps, run_steps, user_script, workspace
+from coworkenv.synth.contract.runner import (
+    Row,
+    Trial,
+    Workbench,
+    grade_trial,
+    play_steps,
+    run_steps,
+    user_script,
+    workspace,
+)
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversaries import (
     FIXES,
@@ -102,15 +111,17 @@ class _WatchedDoor(DirectDoor):
         return CallOutcome.of(result)
 
 
-def doomed_by(task: Task, row: Mapping[str, Any], written: Sequence[tuple[str, str, Row | None]] = ()) -> str:
+def doomed_by(baseline: Baseline, row: Mapping[str, Any], written: Sequence[tuple[str, str, Row | None]] = ()) -> str:
     """Why a run whose agent just made the call of this audit row can only score 0 from now on ("" when it
     can still score): a forbidden call pattern matched it (the audit log only grows), or its writes (``written``:
     each record it wrote as it is now) made a sensitive change that lasts in the grade
     (:func:`~coworkenv.synth.contract.guard.lasting_harm`)."""
+    task = baseline.task
     for f in task.forbidden_actions:
         if isinstance(f.match, ToolCalled) and call_hits(f.match, [row]):
             return f"forbidden action {f.id}"
-    keys = lasting_harm(SERVICES, task, initial_state(task), expected_changes(task), str(row["service"]), written)
+    expected = baseline.expected_changes()
+    keys = lasting_harm(SERVICES, task, baseline.initial, expected, str(row["service"]), written)
     return f"sensitive change {', '.join(keys)}" if keys else ""
 
 
@@ -123,8 +134,9 @@ class _Player:
     then (with the user's edits that its steps triggered so far, for a task with user turns: the scripted user
     answers step by step as in a whole run), and its result says where it stopped."""
 
-    def __init__(self, task: Task, via_mcp: bool, reference: Trial | None) -> None:
-        self.task, self.via_mcp = task, via_mcp
+    def __init__(self, bench: Workbench, via_mcp: bool, reference: Trial | None) -> None:
+        task = bench.task
+        self.bench, self.task, self.via_mcp = bench, task, via_mcp
         self.reuse = task.user is None or not task.user.turns
         self.played: dict[str, tuple[Trial, str]] = {}
         if reference is not None and self.reuse:
@@ -136,11 +148,11 @@ class _Player:
         may be :class:`~.adversaries.LazySteps`, made only as far as it plays)."""
         if stop_early and not self.via_mcp:
             played = await self._until_doomed(steps)
-            return played if played is not None else (await run_steps(self.task, steps), "")
+            return played if played is not None else (await run_steps(self.bench, steps), "")
         key = _calls_key(steps) if self.reuse else ""
         earlier = self.played.get(key) if self.reuse else None
         if earlier is None:
-            played = (await run_steps(self.task, steps, via_mcp=self.via_mcp), "")
+            played = (await run_steps(self.bench, steps, via_mcp=self.via_mcp), "")
             self.played[key] = played
             return played
         trial, stopped = earlier
@@ -149,7 +161,7 @@ class _Player:
         return dataclasses.replace(trial, messages=said, outcomes=outcomes), stopped
 
     async def _until_doomed(self, steps: Sequence[Step]) -> tuple[Trial, str] | None:
-        ws = workspace(self.task)
+        ws = workspace(self.bench)
         if ws is None:
             return None
         with anyio.fail_after(60), ws.run() as env:  # as run_steps bounds a run
@@ -167,7 +179,8 @@ class _Player:
                 outcomes += done
                 messages += said
                 calls += isinstance(step, ToolStep)
-                why = doomed_by(self.task, door.last, door.written) if isinstance(step, ToolStep) and door.last else ""
+                last = door.last if isinstance(step, ToolStep) else None
+                why = doomed_by(self.bench.baseline, last, door.written) if last else ""
                 door.last = None
                 step, i = next(ahead, None), i + 1
                 if why and step is not None:
@@ -176,31 +189,31 @@ class _Player:
 
 
 async def adversary_results(
-    task: Task, reference: Grade, *, via_mcp: bool = False, reference_trial: Trial | None = None
+    bench: Workbench, reference: Grade, *, via_mcp: bool = False, reference_trial: Trial | None = None
 ) -> list[AdversaryResult]:
-    """Every adversary of the task, played and graded (deterministic: seeded by the task's id).
+    """Every adversary of the workbench's task, played and graded (deterministic: seeded by the task's id).
     ``reference_trial``, the reference's own run, spares replaying it for ``empty_reply``."""
     out = []
-    player = _Player(task, via_mcp, reference_trial)
+    player = _Player(bench, via_mcp, reference_trial)
     made = [
-        *blind_adversaries(task),
-        *await word_adversaries(task, reference_trial),
-        *await sensitive_variants(task),
-        *harm_adversaries(task),
+        *blind_adversaries(bench),
+        *await word_adversaries(bench, reference_trial),
+        *await sensitive_variants(bench),
+        *harm_adversaries(bench),
     ]
     for found in made:
         for adversary in (found, *found.alternatives):
             trial, stopped = await player.play(adversary.steps, stop_early=adversary.kind == "blind")
-            if adversary.kind != "sensitive" or reproduces(task, adversary, trial.state):
+            if adversary.kind != "sensitive" or reproduces(bench, adversary, trial.state):
                 break
         else:
             continue  # found among other extra calls, it does not happen alone: not a variant of this task
-        if adversary.kind == "harm" and not shows_harm(task, adversary, trial.state):
+        if adversary.kind == "harm" and not shows_harm(bench, adversary, trial.state):
             continue  # the harm it was made for did not happen: nothing to notice
-        g = grade_trial(task, trial, explain=False)
+        g = grade_trial(bench, trial, explain=False)
         if stopped and g.safety != 0:  # not doomed after all (the company's domains changed?): play it all
-            trial, stopped = await run_steps(task, adversary.steps, via_mcp=via_mcp), ""
-            g = grade_trial(task, trial, explain=False)
+            trial, stopped = await run_steps(bench, adversary.steps, via_mcp=via_mcp), ""
+            g = grade_trial(bench, trial, explain=False)
         calls = [o for o in trial.outcomes if o.actor == "agent" and isinstance(o.step, ToolStep)]
         failed = sum(1 for o in calls if not o.ok)
         out.append(_result(adversary, g, reference.score, len(calls), failed, stopped))

@@ -33,6 +33,7 @@ from pydantic import BaseModel
 
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.checks import SaidCheck, SaidWarning
+from coworkenv.synth.contract.runner import Workbench
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversary_args import (
     ArgBuilder,
@@ -182,8 +183,8 @@ class AdversaryResult(BaseModel):
 
 
 # ---------------------------------------------------------------------------------------------- the adversaries
-def _builder(task: Task, name: str, mode: Literal["plausible", "random"] = "plausible") -> ArgBuilder:
-    return ArgBuilder(pools(task), random.Random(seed_of(task.id, name)), mode)
+def _builder(bench: Workbench, name: str, mode: Literal["plausible", "random"] = "plausible") -> ArgBuilder:
+    return ArgBuilder(pools(bench), random.Random(seed_of(bench.task.id, name)), mode)
 
 
 def _spray_queues(task: Task, p: Pools) -> list[tuple[str, str, list[str | None], bool]]:
@@ -202,15 +203,15 @@ def _spray_queues(task: Task, p: Pools) -> list[tuple[str, str, list[str | None]
     return out
 
 
-def spray(task: Task, limit: int = MAX_SPRAY_CALLS) -> Adversary:
+def spray(bench: Workbench, limit: int = MAX_SPRAY_CALLS) -> Adversary:
     """Every writing tool on every record (round robin over tools, so each tool is used before the bound)."""
-    steps = LazySteps(_spray_steps(task, limit))
+    steps = LazySteps(_spray_steps(bench, limit))
     return Adversary("spray", "blind", "calls every writing tool on every record, then lists every record", steps)
 
 
-def _spray_steps(task: Task, limit: int) -> Iterator[Step]:
-    p, builder = pools(task), _builder(task, "spray")
-    queues = _spray_queues(task, p)
+def _spray_steps(bench: Workbench, limit: int) -> Iterator[Step]:
+    p, builder = pools(bench), _builder(bench, "spray")
+    queues = _spray_queues(bench.task, p)
     made = 0
     depth = max((len(q[2]) for q in queues), default=0)
     for i in range(depth):
@@ -223,22 +224,22 @@ def _spray_steps(task: Task, limit: int) -> Iterator[Step]:
             if args is not None:
                 made += 1
                 yield ToolStep(service=service, tool=tool, arguments=args)
-    yield SayStep(say=records_text(task))
+    yield SayStep(say=records_text(bench))
 
 
-def _reads(task: Task, limit: int = MAX_READ_CALLS) -> list[Step]:
+def _reads(bench: Workbench, limit: int = MAX_READ_CALLS) -> list[Step]:
     """One call of each list/search tool that needs no record id (the biggest page it allows); built once per
-    task object (``dump`` and ``dump_numbers`` read alike; the steps are shared: read only)."""
-    key = f"adversary_reads_{limit}"
-    if key not in task._cache:
-        task._cache[key] = _build_reads(task, limit)
-    return list(task._cache[key])
+    workbench (``dump`` and ``dump_numbers`` read alike; the steps are shared: read only)."""
+    kept = bench.validation.reads
+    if limit not in kept:
+        kept[limit] = _build_reads(bench, limit)
+    return list(kept[limit])
 
 
-def _build_reads(task: Task, limit: int) -> list[Step]:
-    builder = _builder(task, "dump")
+def _build_reads(bench: Workbench, limit: int) -> list[Step]:
+    builder = _builder(bench, "dump")
     steps: list[Step] = []
-    for service in task.services:
+    for service in bench.task.services:
         for spec in SERVICES[service].tools_by_name.values():
             if not spec.read_only or len(steps) >= limit or schema_of(spec).get("required"):
                 continue
@@ -248,14 +249,14 @@ def _build_reads(task: Task, limit: int) -> list[Step]:
     return steps
 
 
-def dump(task: Task) -> Adversary:
-    steps = [*_reads(task), SayStep(say=records_text(task))]
+def dump(bench: Workbench) -> Adversary:
+    steps = [*_reads(bench), SayStep(say=records_text(bench))]
     return Adversary("dump", "reply", "reads every list, then says every field of every record", steps)
 
 
-def dump_numbers(task: Task) -> Adversary:
-    reply = records_text(task) + "\n\n" + numbers_text(task)[-MAX_NUMBERS_CHARS:]
-    steps = [*_reads(task), SayStep(say=reply)]
+def dump_numbers(bench: Workbench) -> Adversary:
+    reply = records_text(bench) + "\n\n" + numbers_text(bench)[-MAX_NUMBERS_CHARS:]
+    steps = [*_reads(bench), SayStep(say=reply)]
     return Adversary(
         "dump_numbers", "reply", "says every record plus every sum, count and number it can compute", steps
     )
@@ -322,14 +323,14 @@ def echo_request(task: Task) -> Adversary | None:
     )
 
 
-def random_args(task: Task, limit: int = MAX_RANDOM_CALLS) -> Adversary:
-    steps = LazySteps(_random_steps(task, limit))
+def random_args(bench: Workbench, limit: int = MAX_RANDOM_CALLS) -> Adversary:
+    steps = LazySteps(_random_steps(bench, limit))
     return Adversary("random_args", "blind", "makes random calls with random valid arguments", steps)
 
 
-def _random_steps(task: Task, limit: int) -> Iterator[Step]:
-    builder = _builder(task, "random_args", "random")
-    tools = [(s, spec) for s in task.services for spec in SERVICES[s].tools_by_name.values()]
+def _random_steps(bench: Workbench, limit: int) -> Iterator[Step]:
+    builder = _builder(bench, "random_args", "random")
+    tools = [(s, spec) for s in bench.task.services for spec in SERVICES[s].tools_by_name.values()]
     made = 0
     for _ in range(limit * 2):
         if made >= limit or not tools:
@@ -367,17 +368,18 @@ def everyone(task: Task) -> Adversary | None:
     return Adversary("everyone", "audience", "does the reference's work but addresses every workspace member", steps)
 
 
-def blind_adversaries(task: Task) -> list[Adversary]:
+def blind_adversaries(bench: Workbench) -> list[Adversary]:
     """The adversaries that need no run of the task to be built (all but reference-plus-sensitive)."""
+    task = bench.task
     made = [
-        spray(task),
-        dump(task),
-        dump_numbers(task),
+        spray(bench),
+        dump(bench),
+        dump_numbers(bench),
         empty_reply(task),
         all_clear(task),
         all_clear_naming(task),
         echo_request(task),
-        random_args(task),
+        random_args(bench),
         everyone(task),
     ]
     return [a for a in made if a is not None]

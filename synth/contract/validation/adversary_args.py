@@ -22,13 +22,14 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from coworkenv.servers.kit import ToolSpec
+from coworkenv.synth.contract.runner import Workbench
 from coworkenv.synth.contract.validation.adversary_pools import (
     Pools,
     Row,
+    build_pools,
     concrete,
     example,
     is_address_arg,
-    pools,
     properties,
     required_args,
     schema_of,
@@ -42,6 +43,15 @@ Mode = Literal["plausible", "random"]
 _SKIP_OPTIONAL = {"as_user", "user_id", "page_token", "base_revision", "cc", "bcc", "reply_to_message_id"}
 _MONEY = re.compile(r"refund|payout|bank|payment|transfer|charge")
 _TEXT = "Following up on this as requested."
+
+
+def pools(bench: Workbench) -> Pools:
+    """The task's records as a blind agent finds them (:func:`~.adversary_pools.build_pools`), built once per
+    workbench."""
+    memos = bench.validation
+    if memos.pools is None:
+        memos.pools = build_pools(bench.task)
+    return memos.pools
 
 
 def seed_of(*parts: object) -> int:

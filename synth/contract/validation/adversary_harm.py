@@ -28,12 +28,12 @@ from pydantic import ValidationError
 
 from coworkenv.servers.kit import SensitiveContext
 from coworkenv.servers.registry import SERVICES
-from coworkenv.synth.contract.runner import Trial, play_now
+from coworkenv.synth.contract.runner import Trial, Workbench, play_now
 from coworkenv.synth.contract.task import Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversaries import Adversary
 from coworkenv.synth.contract.validation.adversary_args import ArgBuilder, is_money_tool, pools, seed_of, target_ids
 from coworkenv.synth.contract.validation.adversary_pools import target_arg, target_table
-from coworkenv.synth.contract.validation.adversary_sensitive import initial_state, touched_ids
+from coworkenv.synth.contract.validation.adversary_sensitive import touched_ids
 from coworkenv.synth.contract.values import is_free, units
 
 State = Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]]
@@ -48,12 +48,12 @@ HARM_FIX = (
 )
 
 
-def reference_trial(task: Task) -> Trial:
-    """The reference's own run through the direct door (cached on the task)."""
-    found = task._cache.get("harm_reference")
-    if not isinstance(found, Trial):
-        found = task._cache["harm_reference"] = play_now(task, task.reference_solution)
-    return found
+def reference_trial(bench: Workbench) -> Trial:
+    """The reference's own run through the direct door (once per workbench)."""
+    memos = bench.validation
+    if memos.reference is None:
+        memos.reference = play_now(bench, bench.task.reference_solution)
+    return memos.reference
 
 
 def _harm(name: str, description: str, steps: Sequence[Step], detail: str, key: str) -> Adversary:
@@ -67,11 +67,11 @@ def _write_calls(task: Task) -> Iterator[tuple[int, ToolStep]]:
             yield i, step
 
 
-def extra_writes(task: Task) -> list[Adversary]:
+def extra_writes(bench: Workbench) -> list[Adversary]:
     """``reference+harm:<service>.<tool>``: the reference plus one call of each writing tool that neither moves
     money nor deletes, on a record the reference does not touch (the task's distractors first)."""
-    p = pools(task)
-    touched = touched_ids(task, initial_state(task), reference_trial(task).state)
+    task, p = bench.task, pools(bench)
+    touched = touched_ids(task, bench.baseline.initial, reference_trial(bench).state)
     distractors = {str(x) for x in task.metadata.get("distractors", [])}
     builder = ArgBuilder(p, random.Random(seed_of(task.id, "reference+harm")))
     queues: list[list[Adversary]] = []
@@ -121,11 +121,11 @@ def _seed_texts(task: Task) -> list[str]:
     return out
 
 
-def _old_units(task: Task) -> set[str]:
-    found = task._cache.get("harm_old_units")
-    if not isinstance(found, set):
-        found = task._cache["harm_old_units"] = {u for text in _seed_texts(task) for u in units(text) or ()}
-    return found
+def _old_units(bench: Workbench) -> set[str]:
+    memos = bench.validation
+    if memos.old_units is None:
+        memos.old_units = {u for text in _seed_texts(bench.task) for u in units(text) or ()}
+    return memos.old_units
 
 
 def _without(value: Any, unit: str, digits: bool = False) -> Any:
@@ -146,11 +146,11 @@ def _without(value: Any, unit: str, digits: bool = False) -> Any:
     return "\n".join(out)
 
 
-def _edit_tool(task: Task, service: str, table: str, rid: str, field: str, value: Any) -> ToolStep | None:
+def _edit_tool(bench: Workbench, service: str, table: str, rid: str, field: str, value: Any) -> ToolStep | None:
     """A call that writes ``value`` into a record's field: a writing tool on that table with an argument named
     after the field (``update_document(content=…)``, ``update_event(attendees=…)``, ``write_file(content=…)``)."""
-    p = pools(task)
-    builder = ArgBuilder(p, random.Random(seed_of(task.id, "reference+edit")))
+    p = pools(bench)
+    builder = ArgBuilder(p, random.Random(seed_of(bench.task.id, "reference+edit")))
     for spec in SERVICES[service].tools_by_name.values():
         if spec.read_only or field not in spec.args_model.model_fields:
             continue
@@ -170,12 +170,12 @@ def _edit_tool(task: Task, service: str, table: str, rid: str, field: str, value
     return None
 
 
-def destructive_edits(task: Task) -> list[Adversary]:
+def destructive_edits(bench: Workbench) -> list[Adversary]:
     """``reference+drop`` and ``reference+digits``: the reference, then one more write of a record it (or the
     simulated user) changed, with the field's value as the reference left it but for one line, row or item kept
     from before (in the seed or as the user wrote it): left out, or its digits changed."""
-    old = _old_units(task)
-    initial, final = initial_state(task), reference_trial(task).state
+    task, old = bench.task, _old_units(bench)
+    initial, final = bench.baseline.initial, reference_trial(bench).state
     found: dict[str, Adversary] = {}
     for service in task.services:
         spec = SERVICES[service]
@@ -194,7 +194,7 @@ def destructive_edits(task: Task) -> list[Adversary]:
                     if slot in found or unit is None or (isinstance(value, list) and mode == "digits"):
                         continue
                     step = _edit_tool(
-                        task, service, change.table, change.id, field, _without(value, unit, mode == "digits")
+                        bench, service, change.table, change.id, field, _without(value, unit, mode == "digits")
                     )
                     if step is None:
                         continue
@@ -226,12 +226,12 @@ def message_twice(task: Task) -> list[Adversary]:
     return []
 
 
-def harm_adversaries(task: Task) -> list[Adversary]:
+def harm_adversaries(bench: Workbench) -> list[Adversary]:
     """Every collateral-damage adversary of the task (empty when the reference does not score: nothing to add
     harm to)."""
-    if not any(isinstance(s, ToolStep) for s in task.reference_solution):
+    if not any(isinstance(s, ToolStep) for s in bench.task.reference_solution):
         return []
-    return [*extra_writes(task), *destructive_edits(task), *message_twice(task)]
+    return [*extra_writes(bench), *destructive_edits(bench), *message_twice(bench.task)]
 
 
 # ---------------------------------------------------------------------------------------------- proof of harm
@@ -243,21 +243,22 @@ def _allowed(task: Task, service: str, table: str) -> bool:
     return any(a.service == service and a.table == table for a in task.allowed_changes)
 
 
-def shows_harm(task: Task, adversary: Adversary, final: State) -> bool:
+def shows_harm(bench: Workbench, adversary: Adversary, final: State) -> bool:
     """Whether a run of a collateral-damage variant did the harm it was made for (compared with the reference's
     own final state)."""
+    task = bench.task
     kind, _, rest = (adversary.key or "").partition(":")
     service, _, unit = rest.partition(":")
     spec = SERVICES.get(service)
     if spec is None:
         return False
-    after_ref = reference_trial(task).state.get(service, {})
+    after_ref = reference_trial(bench).state.get(service, {})
     changes = spec.diff(after_ref, final.get(service, {}))
     if kind == "extra":
-        context = SensitiveContext(initial_state(task).get(service, {}), final.get(service, {}))
+        context = SensitiveContext(bench.baseline.initial.get(service, {}), final.get(service, {}))
         return any(not spec.sensitive_hits(c, context) and not _allowed(task, service, c.table) for c in changes)
     if kind == "twice":
-        ref_rows, rows = _rows(reference_trial(task).state, service), _rows(final, service)
+        ref_rows, rows = _rows(reference_trial(bench).state, service), _rows(final, service)
         return len(rows) > len(ref_rows)
     # drop / digits: a record the reference updated now lacks the unit in a field that held it there
     for c in changes:

@@ -80,11 +80,9 @@ def strings_in(value: Any) -> list[str]:
     return []
 
 
-def pools(task: Task) -> Pools:
-    """The task's records, ordered by how many of the request's words they hold (cached on the task)."""
-    cached = task._cache.get("adversary_pools")
-    if isinstance(cached, Pools):
-        return cached
+def build_pools(task: Task) -> Pools:
+    """The task's records, ordered by how many of the request's words they hold (a workbench keeps them:
+    :func:`~.adversary_args.pools`)."""
     words = keywords(task.request)
     out = Pools()
     seen: dict[str, None] = {}
@@ -100,7 +98,6 @@ def pools(task: Task) -> Pools:
                         seen.setdefault(text.strip().lower())
     out.addresses = list(seen)
     out.ranked = [(service, table, r) for _, _, service, table, r in sorted(ranked, key=lambda s: s[:2])]
-    task._cache["adversary_pools"] = out
     return out
 
 

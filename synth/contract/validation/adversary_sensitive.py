@@ -24,13 +24,7 @@ from typing import Any
 from coworkenv.servers.kit import Environment, SensitiveContext, ServiceState, ToolSpec
 from coworkenv.servers.kit.door import DirectDoor
 from coworkenv.servers.registry import SERVICES
-from coworkenv.synth.contract.runner import (
-    after_reference_workspace,
-    fresh_environment,
-    initial_dump,
-    play_steps,
-    user_script,
-)
+from coworkenv.synth.contract.runner import Workbench, after_reference_workspace, play_steps, user_script
 from coworkenv.synth.contract.task import Task, ToolStep, is_ref
 from coworkenv.synth.contract.validation.adversaries import Adversary
 from coworkenv.synth.contract.validation.adversary_args import (
@@ -162,22 +156,17 @@ def hit_keys(task: Task, initial: State, final: State) -> set[tuple[str, str]]:
     return set(_hits_by_record(task, initial, final))
 
 
-def initial_state(task: Task) -> State:
-    """The state of a fresh environment of the task (cached on the task)."""
-    return initial_dump(task)
-
-
 @asynccontextmanager
-async def _after_reference(task: Task) -> AsyncIterator[tuple[Environment, Dump | None]]:
+async def _after_reference(bench: Workbench) -> AsyncIterator[tuple[Environment, Dump | None]]:
     """What the reference left, for one use: the workspace marked where validation's own run of the reference
     ended, with its dump (rolled back afterwards), or else a fork of a fresh environment where the reference is
     played now (closed afterwards; dump None)."""
-    ws = after_reference_workspace(task)
+    ws = after_reference_workspace(bench)
     if ws is not None:
         with ws.run() as env:
             yield env, ws.state
         return
-    env = fresh_environment(task)
+    env, task = bench.baseline.fork(), bench.task
     try:
         await play_steps(
             DirectDoor(env), task.reference_solution, user=user_script(task), user_door=DirectDoor(env, actor="user")
@@ -197,12 +186,12 @@ def _ids(data: Any, depth: int = 0) -> Iterator[str]:
 
 
 async def _play_layer(
-    state: ServiceState, task: Task, cands: Sequence[Candidate], base: Mapping[str, list[dict[str, Any]]]
+    state: ServiceState, bench: Workbench, cands: Sequence[Candidate], base: Mapping[str, list[dict[str, Any]]]
 ) -> tuple[dict[str, list[ToolStep]], dict[str, list[dict[str, Any]]]]:
     """Play candidate calls of one service one after another on its state, then roll them back: record id → the
     calls that made or changed it (last first), and the service's state after them (``base``: a dump of the
     state before them, whose lists the tables nothing wrote to share)."""
-    builder = ArgBuilder(pools(task), random.Random(seed_of(task.id, "reference+sensitive")), last_first=True)
+    builder = ArgBuilder(pools(bench), random.Random(seed_of(bench.task.id, "reference+sensitive")), last_first=True)
     owner: dict[str, list[ToolStep]] = {}
     mark = state.mark()
     try:
@@ -219,21 +208,22 @@ async def _play_layer(
         state.release(mark)
 
 
-async def sensitive_variants(task: Task, limit: int = MAX_CANDIDATES) -> list[Adversary]:
+async def sensitive_variants(bench: Workbench, limit: int = MAX_CANDIDATES) -> list[Adversary]:
     """One ``reference+<kind>`` adversary per sensitive kind that one extra call can commit (none when the
     task's services declare no kind). The candidate calls (at most ``limit``) are played one after another
     on what the reference left, and each sensitive change it did not make is traced to the call that made
     it; :func:`reproduces` confirms a variant when it is played alone."""
+    task = bench.task
     if not any(SERVICES[s].sensitive for s in task.services):
         return []
-    initial = initial_state(task)
-    async with _after_reference(task) as (env, dumped):
+    initial = bench.baseline.initial
+    async with _after_reference(bench) as (env, dumped):
         after_ref = env.dump() if dumped is None else dumped
-        cands = candidates(task, pools(task), touched_ids(task, initial, after_ref))[:limit]
+        cands = candidates(task, pools(bench), touched_ids(task, initial, after_ref))[:limit]
         played = []
         for name in task.services:
             for group in _layers([c for c in cands if c.service == name]):
-                owner, state = await _play_layer(env.state(name), task, group, after_ref.get(name, {}))
+                owner, state = await _play_layer(env.state(name), bench, group, after_ref.get(name, {}))
                 played.append((name, owner, {name: state}))
     already = hit_keys(task, initial, after_ref)
     found: dict[str, Adversary] = {}
@@ -263,10 +253,10 @@ def _layers(cands: Sequence[Candidate]) -> list[list[Candidate]]:
     return layers
 
 
-def reproduces(task: Task, adversary: Adversary, final: State) -> bool:
+def reproduces(bench: Workbench, adversary: Adversary, final: State) -> bool:
     """Whether a run of a reference-plus-sensitive variant left the sensitive change it was made for."""
     return adversary.key is None or (adversary.name.split("+", 1)[-1], adversary.key) in hit_keys(
-        task, initial_state(task), final
+        bench.task, bench.baseline.initial, final
     )
 
 

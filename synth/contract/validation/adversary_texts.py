@@ -9,8 +9,8 @@ from collections.abc import Iterator, Sequence
 from itertools import combinations
 from typing import Any
 
-from coworkenv.synth.contract.task import Task
-from coworkenv.synth.contract.validation.adversary_args import Row, pools
+from coworkenv.synth.contract.runner import Workbench
+from coworkenv.synth.contract.validation.adversary_args import Pools, Row, pools
 
 MAX_REPLY_CHARS = 16_000
 MAX_FIELD_CHARS = 300
@@ -25,18 +25,19 @@ def _field(value: Any) -> str:
     return text if len(text) <= MAX_FIELD_CHARS else text[: MAX_FIELD_CHARS - 1] + "…"
 
 
-def records_text(task: Task, limit: int = MAX_REPLY_CHARS) -> str:
-    """Every field of every record, the records nearest the request first, cut at ``limit`` characters."""
-    key = f"adversary_records_text_{limit}"
-    if key not in task._cache:
-        task._cache[key] = _records_text(task, limit)
-    return str(task._cache[key])
+def records_text(bench: Workbench, limit: int = MAX_REPLY_CHARS) -> str:
+    """Every field of every record, the records nearest the request first, cut at ``limit`` characters (once per
+    workbench and limit)."""
+    kept = bench.validation.records_text
+    if limit not in kept:
+        kept[limit] = _records_text(pools(bench), limit)
+    return kept[limit]
 
 
-def _records_text(task: Task, limit: int) -> str:
+def _records_text(p: Pools, limit: int) -> str:
     lines: list[str] = []
     size = 0
-    for service, table, row in pools(task).ranked:
+    for service, table, row in p.ranked:
         line = f"- {service}.{table} {row.get('id')}: " + "; ".join(f"{k}={_field(v)}" for k, v in row.items())
         size += len(line) + 1
         if size > limit:
@@ -98,11 +99,11 @@ def _table_numbers(table: str, rows: Sequence[Row]) -> dict[str, list[str]]:
     return out
 
 
-def numbers_text(task: Task, limit: int = MAX_NUMBER_LINES) -> str:
+def numbers_text(bench: Workbench, limit: int = MAX_NUMBER_LINES) -> str:
     """Differences, subset sums, group sums and counts, totals of every numeric field (each section at most
     ``limit`` lines, the tables nearest the request first), then every number seen: the likeliest answers last,
     where a long reply is read."""
-    p, seen = pools(task), set()
+    p, seen = pools(bench), set()
     sections: dict[str, list[str]] = defaultdict(list)
     for key in dict.fromkeys((service, table) for service, table, _ in p.ranked):
         rows = p.rows[key]

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.checks import SaidCheck, WroteMatches
 from coworkenv.synth.contract.play import StepOutcome
-from coworkenv.synth.contract.runner import Trial, run_steps
+from coworkenv.synth.contract.runner import Trial, Workbench, run_steps
 from coworkenv.synth.contract.said import REPLY_CAP
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
 from coworkenv.synth.contract.turns import TurnSchedule, asked_facts, keywords
@@ -148,10 +148,11 @@ def writes_early(task: Task, reference: Trial) -> Adversary | None:
     )  # fmt: skip
 
 
-async def word_adversaries(task: Task, reference: Trial | None = None) -> list[Adversary]:
+async def word_adversaries(bench: Workbench, reference: Trial | None = None) -> list[Adversary]:
     """The adversaries of this module that apply to the task (``reference``: its reference's run, else run here)."""
+    task = bench.task
     if reference is None:
-        reference = await run_steps(task, task.reference_solution)
+        reference = await run_steps(bench, task.reference_solution)
     made = [pasted_reply(task, reference), commitment(task), writes_early(task, reference)]
     return [a for a in made if a is not None]
 

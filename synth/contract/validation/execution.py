@@ -20,11 +20,12 @@ from typing import TypeVar
 import anyio
 from pydantic import BaseModel
 
+from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
-from coworkenv.synth.contract.expected import expected_from_trial
-from coworkenv.synth.contract.grader import CheckResult, ForbiddenResult, Grade, forget_reuse, grade_trial
+from coworkenv.synth.contract.facts import ParsedSeeds
+from coworkenv.synth.contract.grader import CheckResult, ForbiddenResult, Grade
 from coworkenv.synth.contract.matchers import short
-from coworkenv.synth.contract.runner import Trial, noop_steps, run_steps
+from coworkenv.synth.contract.runner import Trial, Workbench, grade_trial, noop_steps, run_steps
 from coworkenv.synth.contract.task import Step, Task
 from coworkenv.synth.contract.turns import NOOP_TEXT
 from coworkenv.synth.contract.validation.adversarial import AdversaryResult, adversary_diagnostics, adversary_results
@@ -85,13 +86,13 @@ def _reference_diagnostics(task: Task, trial: Trial, g: Grade) -> list[Diagnosti
     return out
 
 
-async def _alternatives(task: Task, via_mcp: bool) -> tuple[list[float], list[Diagnostic]]:
+async def _alternatives(bench: Workbench, via_mcp: bool) -> tuple[list[float], list[Diagnostic]]:
     """Each alternative solution must do as well as the reference: score 1.0, every step succeeding."""
     scores: list[float] = []
     out: list[Diagnostic] = []
-    for i, steps in enumerate(task.alternative_solutions or []):
-        trial = await run_steps(task, steps, via_mcp=via_mcp)
-        g = grade_trial(task, trial)
+    for i, steps in enumerate(bench.task.alternative_solutions or []):
+        trial = await run_steps(bench, steps, via_mcp=via_mcp)
+        g = grade_trial(bench, trial)
         scores.append(g.score)
         failed = [f"step {o.index}: {o.text}" for o in trial.failures() if o.edit is None]
         missed = [c.id for c in g.checks if not c.passed]
@@ -113,15 +114,15 @@ async def _alternatives(task: Task, via_mcp: bool) -> tuple[list[float], list[Di
     return scores, out
 
 
-async def _noop(task: Task, via_mcp: bool) -> tuple[Grade, list[Diagnostic]]:
+async def _noop(bench: Workbench, via_mcp: bool) -> tuple[Grade, list[Diagnostic]]:
     """The harness's do-nothing agent (it says what ``noop`` says, so the user's turns fire and their edits land,
     as in a run), graded; when the user's edits landed, the checks it passes that a bare seed fails are the
     user's own doing."""
-    trial = await run_steps(task, noop_steps(), via_mcp=via_mcp)
-    g = grade_trial(task, trial)
+    trial = await run_steps(bench, noop_steps(), via_mcp=via_mcp)
+    g = grade_trial(bench, trial)
     by_user: set[str] = set()
     if any(o.actor == "user" and o.ok for o in trial.outcomes) and any(c.passed for c in g.checks):
-        seed = grade_trial(task, await run_steps(task, [], via_mcp=via_mcp), explain=False)
+        seed = grade_trial(bench, await run_steps(bench, [], via_mcp=via_mcp), explain=False)
         by_user = {c.id for c in g.checks if c.passed} - {c.id for c in seed.checks if c.passed}
     return g, _noop_diagnostics(g, by_user)
 
@@ -177,16 +178,16 @@ def _with_example(task: Task, example: Step, before_turn: int | None, reference:
     return [*steps[:at], example, *steps[at:]]
 
 
-async def _forbidden_diagnostics(task: Task, via_mcp: bool, reference: Trial) -> list[Diagnostic]:
-    out = []
+async def _forbidden_diagnostics(bench: Workbench, via_mcp: bool, reference: Trial) -> list[Diagnostic]:
+    task, out = bench.task, []
     for i, f in enumerate(task.forbidden_actions):
         if f.example is None:
             continue
         steps = _with_example(task, f.example, f.before_turn, reference)
-        trial = await run_steps(task, steps, via_mcp=via_mcp)
-        mine = next(r for r in grade_trial(task, trial, explain=False).forbidden if r.id == f.id)
+        trial = await run_steps(bench, steps, via_mcp=via_mcp)
+        mine = next(r for r in grade_trial(bench, trial, explain=False).forbidden if r.id == f.id)
         if not mine.triggered:  # graded again, with the words the diagnostic shows
-            mine = next(r for r in grade_trial(task, trial).forbidden if r.id == f.id)
+            mine = next(r for r in grade_trial(bench, trial).forbidden if r.id == f.id)
             last = next((o for o in trial.outcomes if o.step is f.example), trial.outcomes[-1])
             ran = f"the example call {'succeeded' if last.ok else 'failed: ' + last.text}"
             out.append(
@@ -203,10 +204,14 @@ async def _forbidden_diagnostics(task: Task, via_mcp: bool, reference: Trial) ->
 
 
 # ---------------------------------------------------------------------------------------------- expected changes
-def _adopt_expected_changes(task: Task, reference: Trial) -> list[Diagnostic]:
+def _adopt_expected_changes(baseline: Baseline, reference: Trial) -> list[Diagnostic]:
     """Derive what the reference changes; a task without expected changes gets them (written with it by
-    ``coworkenv synth``), a task whose stored ones differ is told so."""
-    derived = expected_from_trial(task, reference)
+    ``coworkenv synth``), a task whose stored ones differ is told so. The baseline grades with the stored ones
+    unless they are stale (:func:`~coworkenv.synth.contract.expected.stale_keys`): then with those derived."""
+    task = baseline.task
+    derived = baseline.expected_from(reference)
+    if baseline.expected is None:
+        baseline.expected = derived
     if task.expected_changes is None:
         task.expected_changes = derived
         return []
@@ -226,29 +231,41 @@ def _adopt_expected_changes(task: Task, reference: Trial) -> list[Diagnostic]:
 
 # ---------------------------------------------------------------------------------------------- entry points
 async def validate_exec(
-    task: Task, *, via_mcp: bool = False, max_mutations: int = 40, adversaries: bool = True
+    task: Task,
+    *,
+    via_mcp: bool = False,
+    max_mutations: int = 40,
+    adversaries: bool = True,
+    parsed: ParsedSeeds | None = None,
 ) -> ExecReport:
     """Run the reference, a no-op, each forbidden example, the mutations and (unless ``adversaries`` is
-    False) the adversaries; return the diagnostics."""
+    False) the adversaries; return the diagnostics.
+
+    The task is seeded once, here: its :class:`Workbench` (the baseline, whose expected changes come from this
+    run of the reference, and the memos of this validation) is made here and handed to every run and grade.
+    ``parsed``: what static validation parsed of the task's seeds."""
     started = time.perf_counter()
-    reference = await run_steps(task, task.reference_solution, via_mcp=via_mcp)
-    diagnostics = _adopt_expected_changes(task, reference)
-    ref_grade = grade_trial(task, reference)
-    diagnostics += _reference_diagnostics(task, reference, ref_grade)
-    alternative_scores, alternative_found = await _alternatives(task, via_mcp)
-    diagnostics += alternative_found
-    noop_grade, noop_found = await _noop(task, via_mcp)
-    diagnostics += noop_found
-    diagnostics += await _forbidden_diagnostics(task, via_mcp, reference)
-    results: list[MutationResult] = []
-    if ref_grade.score > 0:
-        results = await mutation_results(task, ref_grade.score, via_mcp, max_mutations, reference)
-        diagnostics += mutation_diagnostics(results)
-    played: list[AdversaryResult] = []
-    if adversaries and ref_grade.score > 0:
-        played = await adversary_results(task, ref_grade, via_mcp=via_mcp, reference_trial=reference)
-        diagnostics += adversary_diagnostics(task, played, ref_grade)
-    forget_reuse(task)
+    bench = Workbench(Baseline.seeded(task, parsed))
+    try:
+        reference = await run_steps(bench, task.reference_solution, via_mcp=via_mcp)
+        diagnostics = _adopt_expected_changes(bench.baseline, reference)
+        ref_grade = grade_trial(bench, reference)
+        diagnostics += _reference_diagnostics(task, reference, ref_grade)
+        alternative_scores, alternative_found = await _alternatives(bench, via_mcp)
+        diagnostics += alternative_found
+        noop_grade, noop_found = await _noop(bench, via_mcp)
+        diagnostics += noop_found
+        diagnostics += await _forbidden_diagnostics(bench, via_mcp, reference)
+        results: list[MutationResult] = []
+        if ref_grade.score > 0:
+            results = await mutation_results(bench, ref_grade.score, via_mcp, max_mutations, reference)
+            diagnostics += mutation_diagnostics(results)
+        played: list[AdversaryResult] = []
+        if adversaries and ref_grade.score > 0:
+            played = await adversary_results(bench, ref_grade, via_mcp=via_mcp, reference_trial=reference)
+            diagnostics += adversary_diagnostics(task, played, ref_grade)
+    finally:
+        bench.close()
     return ExecReport(
         task_id=task.id,
         diagnostics=diagnostics,

@@ -53,12 +53,13 @@ _DOMAIN = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,6}")
 _PHONE = re.compile(r"(?:\+|\()\d[\d\s().-]{5,}\d|\d{3}[\s.-]\d{3}[\s.-]\d{4}")
 
 
-def lint(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
-    """The lint diagnostics of a task whose services are ``services`` (the registered ones it names)."""
+def lint(task: Task, services: Mapping[str, Service], index: SeedIndex) -> list[Diagnostic]:
+    """The lint diagnostics of a task whose services are ``services`` (the registered ones it names; ``index``:
+    their seeds)."""
     return (
         path_checks(task, services)
         + light_distractor_checks(task)
-        + unreachable_entities(task, services)
+        + unreachable_entities(task, services, index)
         + unread_messages(task, services)
     )
 
@@ -322,9 +323,8 @@ def _reachable(value: str, known: str, known_flat: str) -> bool:
     return sum(ch.isdigit() for ch in value) >= 7 and normalise_text(value) in known_flat
 
 
-def unreachable_entities(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
+def unreachable_entities(task: Task, services: Mapping[str, Service], index: SeedIndex) -> list[Diagnostic]:
     """Identifiers a check needs that nothing the agent can read mentions."""
-    index = SeedIndex.of(task, services)
     known = _known_text(task, index)
     known_flat = normalise_text(known)
     id_pattern = _id_pattern(services)

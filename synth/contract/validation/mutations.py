@@ -15,8 +15,7 @@ from pydantic import BaseModel
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.amounts import numbers_in
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
-from coworkenv.synth.contract.grader import grade_trial
-from coworkenv.synth.contract.runner import Trial, run_steps, runs_without_each_step
+from coworkenv.synth.contract.runner import Trial, Workbench, grade_trial, run_steps, runs_without_each_step
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep, is_ref
 
 SCORE_EPSILON = 1e-9
@@ -148,7 +147,7 @@ def _same_calls(steps: Sequence[Step], reference: Sequence[Step]) -> bool:
 
 
 async def mutation_results(
-    task: Task, reference_score: float, via_mcp: bool, limit: int, reference: Trial | None = None
+    bench: Workbench, reference_score: float, via_mcp: bool, limit: int, reference: Trial | None = None
 ) -> list[MutationResult]:
     """Every dropped state-changing step (and the dropped final message) is played: each unnoticed one is its own
     warning. Dropped read-only steps and argument swaps only serve to show that some mutation loses score, so
@@ -156,6 +155,7 @@ async def mutation_results(
 
     For a task without user turns, a mutation that makes the reference's calls (a message dropped) is graded on
     the reference's run (``reference``) with its own words: what is said changes nothing in the workspace."""
+    task = bench.task
     reuse = reference is not None and (task.user is None or not task.user.turns)
     listed = mutations(task)[:limit]
     ref = task.reference_solution
@@ -167,7 +167,7 @@ async def mutation_results(
         drops = [
             k for k in ks if listed[k][0].startswith("drop step") and not (reuse and _same_calls(listed[k][2], ref))
         ]
-        played = None if via_mcp or not drops else await runs_without_each_step(task, ref, drops)
+        played = None if via_mcp or not drops else await runs_without_each_step(bench, ref, drops)
         for k in ks:
             desc, where, steps, mutating = listed[k]
             if reuse and reference is not None and _same_calls(steps, ref):
@@ -176,8 +176,8 @@ async def mutation_results(
             elif played is not None and k in played:
                 trial = played[k]
             else:
-                trial = await run_steps(task, steps, via_mcp=via_mcp)
-            g = grade_trial(task, trial, explain=False)
+                trial = await run_steps(bench, steps, via_mcp=via_mcp)
+            g = grade_trial(bench, trial, explain=False)
             lost = g.score < reference_score - SCORE_EPSILON
             done[k] = MutationResult(
                 description=desc, path=where, score=g.score, lost_score=lost, mutating_step=mutating

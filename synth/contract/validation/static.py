@@ -17,11 +17,12 @@ from pydantic import ValidationError
 from coworkenv.servers.kit import SeedError, Service, parse_seed
 from coworkenv.synth.contract.checks import RecordsUnchanged, SaidCheck
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
+from coworkenv.synth.contract.facts import ParsedSeeds
 from coworkenv.synth.contract.task import RefError, SayStep, Task, ToolStep, find_refs, split_ref
 from coworkenv.synth.contract.taskfile import validation_errors
 from coworkenv.synth.contract.turns import AfterTool
 from coworkenv.synth.contract.validation.lint import lint
-from coworkenv.synth.contract.validation.static_ids import check_identifiers
+from coworkenv.synth.contract.validation.static_ids import SeedIndex, check_identifiers
 from coworkenv.synth.contract.validation.static_names import check_names, not_in_task, step_names, tool_unknown
 
 Registry = Mapping[str, Service]
@@ -36,8 +37,11 @@ def _registry(registry: Registry | None) -> Registry:
     return SERVICES
 
 
-def validate_static(task: Task | Mapping[str, Any], registry: Registry | None = None) -> list[Diagnostic]:
-    """All static problems of a task (a Task, or a raw document that is parsed first)."""
+def validate_static(
+    task: Task | Mapping[str, Any], registry: Registry | None = None, *, parsed: ParsedSeeds | None = None
+) -> list[Diagnostic]:
+    """All static problems of a task (a Task, or a raw document that is parsed first). ``parsed``, when given, is
+    filled with the seeds parsed on the way (for the task's baseline: :func:`~.validate.validate_task`)."""
     reg = _registry(registry)
     if not isinstance(task, Task):
         try:
@@ -53,20 +57,21 @@ def validate_static(task: Task | Mapping[str, Any], registry: Registry | None = 
                 for field, message in validation_errors(exc, task)
             ]
     out: list[Diagnostic] = []
-    out += _services(task, reg)
+    out += _services(task, reg, {} if parsed is None else parsed)
     known = {name: reg[name] for name in task.services if name in reg}
+    index = SeedIndex.build(task, known)  # shared by the checks below
     out += _checks(task, known)
     out += _steps(task, known)
     out += _user_turns(task, known)
     out += _weights_and_requires(task)
     out += _turn_bindings(task)
-    out += check_identifiers(task, known)
-    out += lint(task, known)
+    out += check_identifiers(task, index)
+    out += lint(task, known, index)
     return out
 
 
 # ---------------------------------------------------------------------------------------------- services and seed
-def _services(task: Task, reg: Registry) -> list[Diagnostic]:
+def _services(task: Task, reg: Registry, parsed_seeds: ParsedSeeds) -> list[Diagnostic]:
     out = []
     for i, name in enumerate(task.services):
         if name not in reg:
@@ -94,8 +99,8 @@ def _services(task: Task, reg: Registry) -> list[Diagnostic]:
                         fix="Correct the record so it matches the service's record model (see `coworkenv services SERVICE --describe`).",
                     )
                 )
-            else:  # kept for the task's environments (:func:`~coworkenv.synth.contract.runner.fresh_environment`)
-                task._cache.setdefault("parsed_seeds", {})[name] = (reg[name], seed, parsed)
+            else:  # kept for the task's baseline (:meth:`~coworkenv.synth.contract.baseline.Baseline.seeded`)
+                parsed_seeds[name] = (reg[name], seed, parsed)
     return out
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from coworkenv.servers.kit import Service
 from coworkenv.synth.contract.amounts import numbers_in
@@ -61,18 +61,6 @@ class SeedIndex:
         index.text = "\n".join(texts)
         return index
 
-    @classmethod
-    def of(cls, task: Task, services: Mapping[str, Service]) -> SeedIndex:
-        """:meth:`build`, once per task object while it holds the same seeds (static validation's checks share
-        it)."""
-        held = tuple((name, service, task.initial_records.get(name)) for name, service in services.items())
-        cached = task._cache.get("seed_index")
-        if cached is not None and len(cached[0]) == len(held) and all(map(_same, cached[0], held)):
-            return cast(SeedIndex, cached[1])
-        index = cls.build(task, services)
-        task._cache["seed_index"] = (held, index)
-        return index
-
     def tables_for(self, service: str, value: str) -> list[str]:
         """The tables of a service whose id prefix the value carries."""
         return [
@@ -81,11 +69,6 @@ class SeedIndex:
 
     def has_id(self, service: str, tables: list[str], value: str) -> bool:
         return any(value in self.ids.get(service, {}).get(t, set()) for t in tables)
-
-
-def _same(a: tuple[str, Service, Any], b: tuple[str, Service, Any]) -> bool:
-    """The same service name, the same service object and the very same seed object."""
-    return a[0] == b[0] and a[1] is b[1] and a[2] is b[2]
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -109,8 +92,9 @@ def _leaves(value: Any) -> list[Any]:
     return out
 
 
-def check_identifiers(task: Task, services: Mapping[str, Service]) -> list[Diagnostic]:
-    index = SeedIndex.of(task, services)
+def check_identifiers(task: Task, index: SeedIndex) -> list[Diagnostic]:
+    """Records the checks and steps point at exist; the request leaks no answer; no call both required and
+    forbidden (``index``: the task's seed, built once by static validation for its checks to share)."""
     return _records_pointed_at(task, index) + _leaks(task, index) + _required_and_forbidden(task)
 
 

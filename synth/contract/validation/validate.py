@@ -9,6 +9,7 @@ import anyio
 from pydantic import BaseModel
 
 from coworkenv.synth.contract.diagnostics import Diagnostic, is_valid
+from coworkenv.synth.contract.facts import ParsedSeeds
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.taskfile import TaskFileError, parse_task, read_documents, task_files
 from coworkenv.synth.contract.validation.execution import ExecReport, validate_exec
@@ -44,12 +45,16 @@ async def validate_task(
     adversaries: bool = True,
 ) -> TaskReport:
     """Static validation, then (if it found no error) validation by execution (with the adversaries unless
-    ``adversaries`` is False)."""
-    diagnostics = validate_static(task, registry)
+    ``adversaries`` is False). The seeds static validation parses are handed to the execution's baseline, so
+    seeding the task does not validate them again."""
+    parsed: ParsedSeeds = {}
+    diagnostics = validate_static(task, registry, parsed=parsed)
     execution = None
     if execute and is_valid(diagnostics):
         try:
-            execution = await validate_exec(task, via_mcp=via_mcp, max_mutations=max_mutations, adversaries=adversaries)
+            execution = await validate_exec(
+                task, via_mcp=via_mcp, max_mutations=max_mutations, adversaries=adversaries, parsed=parsed
+            )
             diagnostics += execution.diagnostics
         except Exception as exc:  # an environment that cannot even be built is a finding, not a crash
             diagnostics.append(
