@@ -31,7 +31,7 @@ from tests.fakes.messages_api import serve_messages_api
 from tests.synth.conftest import base_task
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PREFIX = ROOT / ".tools" / "claude"
 BINARY = PREFIX / "node_modules" / ".bin" / "claude"
 SEARCH = {"name": "mcp__tickets__search_tickets", "input": {"organization_id": "org_big", "status": ["open"]}}

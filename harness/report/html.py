@@ -1,6 +1,6 @@
 """The static parts of a report page: the summary tables (several agents side by side), the plots, the style,
-and the page that holds them with the packed data (see :mod:`coworkenv.harness.report_data`) and the viewer's
-script (:mod:`coworkenv.harness.report_js`). Nothing on the page reaches the network: a Content-Security-Policy
+and the page that holds them with the packed data (see :mod:`coworkenv.harness.report.data`) and the viewer's
+script (:mod:`coworkenv.harness.report.js`). Nothing on the page reaches the network: a Content-Security-Policy
 forbids it."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from html import escape
 from typing import Any
 
 from coworkenv.harness.metrics import summarize
-from coworkenv.harness.report_data import Packed, Run
-from coworkenv.harness.report_js import SCRIPT
+from coworkenv.harness.report.data import Packed, Run
+from coworkenv.harness.report.js import SCRIPT
 
 CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 STYLE = """

@@ -20,7 +20,7 @@ from typing import Any
 from coworkenv.harness.agents.registry import model_name as backend_model
 from coworkenv.harness.filenames import fit_name
 from coworkenv.harness.messages import Message
-from coworkenv.harness.report_data import Run, load_runs
+from coworkenv.harness.report.data import Run, load_runs
 from coworkenv.harness.trajectory import Trajectory
 from coworkenv.servers.kit.atomic import atomic_path
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from html import escape
 from statistics import mean
 
-from coworkenv.harness.report_data import Run
+from coworkenv.harness.report.data import Run
 from coworkenv.harness.trajectory import Trajectory
 
 PALETTE = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5")

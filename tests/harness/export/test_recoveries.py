@@ -11,7 +11,7 @@ import anyio
 
 from coworkenv.harness.agents.builtin import ReplayAgent
 from coworkenv.harness.episode import run_episode
-from coworkenv.harness.export import ExportParams, export_records
+from coworkenv.harness.export.chat import ExportParams, export_records
 from coworkenv.harness.messages import split_name
 from coworkenv.harness.trajectory import Trajectory
 from coworkenv.servers.kit import Environment

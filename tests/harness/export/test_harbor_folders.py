@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from coworkenv.harness.cli import export_tasks_cmd
-from coworkenv.harness.export_harbor import folder_name
+from coworkenv.harness.export.harbor import folder_name
 from coworkenv.synth.contract.library import examples_dir
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.taskfile import load_task, save_task

@@ -24,7 +24,7 @@ from coworkenv.synth.contract.task import Task
 from tests.synth.conftest import base_task
 
 pytestmark = pytest.mark.slow
-FAKE = Path(__file__).resolve().parents[1] / "fakes" / "fake_claude.py"
+FAKE = Path(__file__).resolve().parents[2] / "fakes" / "fake_claude.py"
 SEARCH = {"tool": "mcp__tickets__search_tickets", "input": {"organization_id": "org_big", "status": ["open"]}}
 ESCALATE = {"tool": "mcp__tickets__escalate_ticket", "input": {"ticket_id": "tkt_1", "reason": "Enterprise, waiting."}}
 COMMENT = {

@@ -1,5 +1,5 @@
 """`coworkenv report`: one self-contained HTML page of one or more runs; what it packs and how (no browser here;
-tests/harness/test_report_browser.py opens it in Chromium)."""
+tests/harness/report/test_browser.py opens it in Chromium)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from coworkenv.harness.cli import report_cmd
-from coworkenv.harness.report import build_report
-from coworkenv.harness.report_data import INDEX_COLUMNS, load_runs, pack_runs
+from coworkenv.harness.report.build import build_report
+from coworkenv.harness.report.data import INDEX_COLUMNS, load_runs, pack_runs
 from coworkenv.harness.trajectory import ToolStepRecord, Trajectory, TrajectoryWriter
 from tests.harness.conftest import record
 

@@ -19,7 +19,7 @@ import typing_extensions
 from click.testing import CliRunner
 
 from coworkenv.harness.cli import export_tasks_cmd
-from coworkenv.harness.export_harbor import instruction, package_name
+from coworkenv.harness.export.harbor import instruction, package_name
 from coworkenv.synth.contract.library import examples_dir
 from coworkenv.synth.contract.taskfile import load_task, load_tasks, task_files
 
@@ -27,7 +27,7 @@ if sys.version_info < (3, 12) and not hasattr(typing, "override"):
     typing.override = typing_extensions.override  # type: ignore[attr-defined]
 CLI = "from coworkenv.train.cli import main; main()"
 HARBOR = "harbor==0.25.0"
-HARBOR_TARGET = Path(__file__).parents[2] / ".tools" / "harbor"  # git-ignored, like the pinned Claude Code
+HARBOR_TARGET = Path(__file__).parents[3] / ".tools" / "harbor"  # git-ignored, like the pinned Claude Code
 
 
 def _harbor_on_path() -> None:

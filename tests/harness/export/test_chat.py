@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coworkenv.harness.export import ExportParams, chat_messages, export
+from coworkenv.harness.export.chat import ExportParams, chat_messages, export
 from coworkenv.harness.messages import Message, ToolCall
 from coworkenv.harness.trajectory import TrajectoryWriter
 from tests.harness.conftest import conversation, record
@@ -125,7 +125,7 @@ def test_an_export_that_fails_midway_leaves_the_earlier_export_whole(
             raise OSError(28, "No space left on device")
         return text
 
-    monkeypatch.setattr("coworkenv.harness.export.scrub_env_values", scrub_then_fail)
+    monkeypatch.setattr("coworkenv.harness.export.chat.scrub_env_values", scrub_then_fail)
     with pytest.raises(OSError, match="No space left"):
         export([source], out)
     assert out.read_bytes() == before and len(calls) == 2

@@ -5,7 +5,7 @@ as inline SVG, and a trajectory browser: a table filtered by agent, scenario, di
 a time, and a viewer of one trajectory (request, every turn with its tool calls, arguments and results, the
 user simulator's turns and workspace edits, timings and tokens, and the grade: each check, forbidden actions,
 the changes nothing in the task explains). It needs no server and loads nothing from the network; open it in
-any current browser. Data is packed (:mod:`coworkenv.harness.report_data`) so 10,000 trajectories stay usable.
+any current browser. Data is packed (:mod:`coworkenv.harness.report.data`) so 10,000 trajectories stay usable.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from coworkenv.harness.report_data import CHUNK, load_runs, pack_runs
-from coworkenv.harness.report_html import page
-from coworkenv.harness.report_svg import plots
+from coworkenv.harness.report.data import CHUNK, load_runs, pack_runs
+from coworkenv.harness.report.html import page
+from coworkenv.harness.report.svg import plots
 from coworkenv.servers.kit.atomic import write_atomic
 
 

@@ -21,7 +21,7 @@ import anyio
 import pytest
 
 from coworkenv.harness.agents.builtin import NoopAgent, ReplayAgent
-from coworkenv.harness.report import build_report
+from coworkenv.harness.report.build import build_report
 from coworkenv.harness.run import RunOptions, load_task_set, run_tasks
 from coworkenv.synth.contract.library import examples_dir
 

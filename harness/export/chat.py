@@ -18,7 +18,7 @@ as ``ends_on_tool``). When the task is known (``tasks``: task files, or those ru
 that ends on a tool result gets the closing reply the task expects (its reference answer, else "Done.") and
 is counted as ``closed``. User messages after the last assistant turn (and its tool results) are cut.
 ``recoveries`` (a fraction) inserts into that share of the rows a wrong tool call with the real service's
-error result before the right call (:mod:`coworkenv.harness.export_recoveries`).
+error result before the right call (:mod:`coworkenv.harness.export.recoveries`).
 
 ``template`` is the tool list's form, rendered by the ``hf:`` agent's own :func:`prompt_messages`: ``full``
 writes the schemas to ``tools``; ``compact`` lists them in the system message (no ``tools`` column). The report
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.harness.agents.hf_agent import TEMPLATES, only_tools, prompt_messages, tool_content
-from coworkenv.harness.export_recoveries import chosen, with_recovery
+from coworkenv.harness.export.recoveries import chosen, with_recovery
 from coworkenv.harness.messages import Message
 from coworkenv.harness.tools import openai_tools, tool_views
 from coworkenv.harness.trajectory import Trajectory, read_trajectories, scrub_env_values, trajectory_path
@@ -74,7 +74,7 @@ class ExportParams:
     """A model folder or id whose tokenizer and chat template count the tokens; None estimates (chars / 4)."""
     recoveries: float = 0.0
     """The fraction of demonstrations given a recovery from a tool error: a wrong call, the real service's error
-    result, then the right call (:mod:`coworkenv.harness.export_recoveries`); they need their task."""
+    result, then the right call (:mod:`coworkenv.harness.export.recoveries`); they need their task."""
     recovery_seed: int = 0
     """Which demonstrations get one, and which mistake (same seed, same rows)."""
     tool_names: tuple[str, ...] | None = None

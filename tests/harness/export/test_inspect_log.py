@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from coworkenv.harness.agents.builtin import NoopAgent, ReplayAgent
 from coworkenv.harness.cli import export_cmd
-from coworkenv.harness.export_inspect import model_name
+from coworkenv.harness.export.inspect_log import model_name
 from coworkenv.harness.run import RunOptions, load_task_set, run_tasks
 from coworkenv.synth.contract.library import examples_dir
 

@@ -9,10 +9,10 @@ import anyio
 
 from coworkenv.harness.agents.registry import make_agent
 from coworkenv.harness.episode import run_episode
-from coworkenv.harness.export import ExportParams, export_records, to_record
+from coworkenv.harness.export.chat import ExportParams, export_records, to_record
 from coworkenv.synth.contract.taskfile import load_task
 
-EXAMPLES = Path(__file__).parents[2] / "synth" / "examples"
+EXAMPLES = Path(__file__).parents[3] / "synth" / "examples"
 
 
 def replayed(name: str):  # type: ignore[no-untyped-def]
@@ -43,7 +43,7 @@ def test_tools_task_writes_every_tool_of_the_services_used_only_the_called_ones_
 
 
 def test_with_the_task_known_a_demonstration_ending_on_a_tool_gets_its_closing_reply_and_is_counted() -> None:
-    from coworkenv.harness.export import closing_reply
+    from coworkenv.harness.export.chat import closing_reply
 
     names = [p.name for p in sorted(EXAMPLES.glob("*.json"))]
     records = [replayed(n) for n in names]
