@@ -7,8 +7,8 @@ cross-service tasks join up. Filler records are background: they never meet a ta
 
 from __future__ import annotations
 
-from coworkenv.synth.generate.families.base import Json, TaskBuilder
-from coworkenv.synth.generate.families.names import (
+from coworkenv.synth.generate.families.kit.base import Json, TaskBuilder
+from coworkenv.synth.generate.families.kit.names import (
     ACCOUNT_MANAGERS,
     AGENTS,
     FINANCE,
@@ -19,7 +19,7 @@ from coworkenv.synth.generate.families.names import (
     Staff,
     Vendor,
 )
-from coworkenv.synth.generate.families.texts import BANKS, CARD_BRANDS, ISSUES, PLANS
+from coworkenv.synth.generate.families.kit.texts import BANKS, CARD_BRANDS, ISSUES, PLANS
 
 CREATED = "2025-06-01T00:00:00Z"
 

@@ -18,7 +18,7 @@ from coworkenv.synth.contract.task import Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversaries import everyone
 from coworkenv.synth.contract.validation.execution import validate_exec
 from coworkenv.synth.generate.families import get_family
-from coworkenv.synth.generate.families.reach import only
+from coworkenv.synth.generate.families.kit.reach import only
 
 FAMILIES = ["escalation-call-with-contacts", "meeting-request-from-email", "agenda-update-after-edit"]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.synth.generate.families.base import Json, TaskBuilder
-from coworkenv.synth.generate.families.names import USER
+from coworkenv.synth.generate.families.kit.base import Json, TaskBuilder
+from coworkenv.synth.generate.families.kit.names import USER
 
 
 def only(people: list[str], also: list[str] = []) -> Json:  # noqa: B006 (read, never changed)

@@ -5,7 +5,7 @@ customers, other colleagues and other days — finished tickets and their commen
 their contacts, deals and notes, paid charges, payouts and settled disputes, internal documents, chat — until
 the task holds its level's number of records (a median of about 75). Background never meets a task's
 criteria: other people (no first or last name the task already uses), other companies, finished or old
-records, texts from :class:`~coworkenv.synth.generate.families.vocabulary.Phrasebook` (no word of the task's
+records, texts from :class:`~coworkenv.synth.generate.families.kit.vocabulary.Phrasebook` (no word of the task's
 searches, none twice).
 """
 
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from coworkenv.synth.generate.families.base import Json, TaskBuilder
-from coworkenv.synth.generate.families.names import AGENTS, FINANCE, USER, Company, Person, Staff
-from coworkenv.synth.generate.families.seeds import CREATED, Cast, bank_account, charge, comment, mail
-from coworkenv.synth.generate.families.texts import PLANS
-from coworkenv.synth.generate.families.vocabulary import CHANNELS
+from coworkenv.synth.generate.families.kit.base import Json, TaskBuilder
+from coworkenv.synth.generate.families.kit.names import AGENTS, FINANCE, USER, Company, Person, Staff
+from coworkenv.synth.generate.families.kit.seeds import CREATED, Cast, bank_account, charge, comment, mail
+from coworkenv.synth.generate.families.kit.texts import PLANS
+from coworkenv.synth.generate.families.kit.vocabulary import CHANNELS
 
 TARGET = {"easy": (60, 72), "medium": (66, 82), "hard": (76, 96)}
 """Records a task holds after its background, by level (drawn in this range)."""

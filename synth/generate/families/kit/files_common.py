@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from coworkenv.synth.generate.families.base import Json, TaskBuilder
-from coworkenv.synth.generate.families.names import ACCOUNT_MANAGERS, AGENTS, FINANCE, USER, Staff, slug
+from coworkenv.synth.generate.families.kit.base import Json, TaskBuilder
+from coworkenv.synth.generate.families.kit.names import ACCOUNT_MANAGERS, AGENTS, FINANCE, USER, Staff, slug
 
 CREATED = "2025-10-01T09:00:00Z"
 FOLDERS = ("Finance", "Customers", "Support", "Team", "Archive")

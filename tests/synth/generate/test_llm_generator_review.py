@@ -25,7 +25,7 @@ from coworkenv.synth.generate.llm_prompts import (
 from coworkenv.synth.providers import PRICES, Price, ProviderConfigError, no_wait_policy
 from tests.fakes.openai_endpoint import ChatEndpoint, Roles, serve, system_text
 from tests.fakes.transports import Script, anthropic_client, openai_error
-from tests.synth.test_llm_generator import CELL, SAFETY_CELL, broken_draft, fenced, good_draft
+from tests.synth.generate.test_llm_generator import CELL, SAFETY_CELL, broken_draft, fenced, good_draft
 
 MODEL = "qwen-local"
 ROLES = {"reviewer": REVIEWER_ROLE, "judge": DISCRIMINATOR_ROLE, "writer": GENERATOR_ROLE}

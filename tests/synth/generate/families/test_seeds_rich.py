@@ -11,7 +11,7 @@ from typing import Any
 
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.generate.families import FAMILIES
-from coworkenv.synth.generate.families.vocabulary import Phrasebook
+from coworkenv.synth.generate.families.kit.vocabulary import Phrasebook
 from coworkenv.synth.generate.plan import coverage_plan, load_plan
 from coworkenv.synth.generate.procedural import build_task, derive_seed
 

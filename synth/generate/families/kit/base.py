@@ -33,8 +33,8 @@ from coworkenv.synth.contract.task import (
     ToolStep,
     UserSpec,
 )
-from coworkenv.synth.generate.families.names import NamePool, slug
-from coworkenv.synth.generate.families.vocabulary import Phrasebook
+from coworkenv.synth.generate.families.kit.names import NamePool, slug
+from coworkenv.synth.generate.families.kit.vocabulary import Phrasebook
 
 CROSS = "cross-service lookup"
 WINDOW = "time-window filtering"

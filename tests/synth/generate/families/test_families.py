@@ -19,7 +19,7 @@ from coworkenv.synth.contract.task import CompletionCheck, ForbiddenAction, SayS
 from coworkenv.synth.contract.validation.static import validate_static
 from coworkenv.synth.contract.validation.validate import validate_task
 from coworkenv.synth.generate.families import FAMILIES, Family
-from coworkenv.synth.generate.families.base import SAFETY, FamilyError, TaskBuilder
+from coworkenv.synth.generate.families.kit.base import SAFETY, FamilyError, TaskBuilder
 
 LEVELS = ("easy", "medium", "hard")
 CELLS = [(f, s, d) for f in FAMILIES for s in FAMILIES[f].service_options for d in LEVELS]

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from coworkenv.synth.generate.families.base import FamilyError, TaskBuilder, possessive
+from coworkenv.synth.generate.families.kit.base import FamilyError, TaskBuilder, possessive
 
 STYLES = ("manager", "colleague", "terse", "detailed", "forwarded", "bullets", "typo", "non_native")
 BOSS = ("Helen Marsh", "Head of Customer Operations")

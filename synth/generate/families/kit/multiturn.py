@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.base import (
+from coworkenv.synth.generate.families.kit.base import (
     Json,
     TaskBuilder,
 )
-from coworkenv.synth.generate.families.names import AGENTS, USER, Staff, slug
+from coworkenv.synth.generate.families.kit.names import AGENTS, USER, Staff, slug
 
 PERSONA = f"{USER.name}, {USER.title} at Brightwave Software: brief, changes plans when new facts come in"
 FINISHED: Json = {"on_finish": True}

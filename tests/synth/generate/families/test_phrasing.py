@@ -17,8 +17,8 @@ import pytest
 
 from coworkenv.synth.generate import families
 from coworkenv.synth.generate.families import FAMILIES
-from coworkenv.synth.generate.families.base import FamilyError, TaskBuilder, tidy
-from coworkenv.synth.generate.families.phrasing import STYLES, Ask, article, render
+from coworkenv.synth.generate.families.kit.base import FamilyError, TaskBuilder, tidy
+from coworkenv.synth.generate.families.kit.phrasing import STYLES, Ask, article, render
 
 LEVELS = ("easy", "medium", "hard")
 CELLS = [(f, s, d) for f in FAMILIES for s in FAMILIES[f].service_options for d in LEVELS]

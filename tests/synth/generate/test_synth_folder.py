@@ -23,7 +23,7 @@ from coworkenv.synth.generate.plan import Cell, coverage_plan, parse_plan
 from coworkenv.synth.generate.synth_folder import JOURNAL, SynthFolder, recover, run_options
 from coworkenv.synth.generate.synth_report import REPORT_FILE
 from coworkenv.synth.generate.synthesize import synthesize
-from tests.synth.test_synthesize import ONE_FAMILY, Outcome, ScriptedGenerator
+from tests.synth.generate.test_synthesize import ONE_FAMILY, Outcome, ScriptedGenerator
 
 CLI = click.Group("coworkenv", commands={c.name: c for c in COMMANDS if c.name})
 SYNTH = [sys.executable, "-c", "from coworkenv.synth.cli_synth import synth_cmd; synth_cmd()"]

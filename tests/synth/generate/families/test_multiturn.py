@@ -19,9 +19,9 @@ from coworkenv.synth.contract.task import SayStep, Task, ToolStep, task_json_sch
 from coworkenv.synth.contract.turns import NOOP_TEXT, AfterTurn
 from coworkenv.synth.contract.validation.static import validate_static
 from coworkenv.synth.contract.validation.validate import validate_task
-from coworkenv.synth.generate.families.base import Family
 from coworkenv.synth.generate.families.changed_requirements import ChangedRequirements
 from coworkenv.synth.generate.families.docs_revision import DocsReviseAfterFeedback
+from coworkenv.synth.generate.families.kit.base import Family
 from coworkenv.synth.generate.families.meeting_notes import MeetingNotesFollowup
 from tests.harness.conftest import multi_turn_dict
 

@@ -1,12 +1,13 @@
-"""The scenario families, by name: every module of this package that marks a family with :func:`register_family`,
-and those other packages add in the ``coworkenv.families`` entry-point group (see ``README.md`` here)."""
+"""The scenario families, by name: every module of :mod:`coworkenv.synth.generate.families` that marks a family with
+:func:`register_family`, and those other packages add in the ``coworkenv.families`` entry-point group (see
+``synth/generate/families/README.md``)."""
 
 from __future__ import annotations
 
 from typing import TypeVar
 
 from coworkenv.servers.kit.plugins import unknown_name
-from coworkenv.synth.generate.families.base import Family
+from coworkenv.synth.generate.families.kit.base import Family
 
 FAMILIES: dict[str, Family] = {}
 F = TypeVar("F", bound=type[Family])
