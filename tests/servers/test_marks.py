@@ -13,7 +13,8 @@ from mcp import Client
 
 from coworkenv.servers.kit import Environment, EnvironmentConfigError, ServiceState
 from coworkenv.servers.tickets import SERVICE as TICKETS
-from tests.servers.test_kit import DOOR_CALLS, NOTES
+from tests.servers.test_door import CALLS as DOOR_CALLS
+from tests.servers.test_kit import NOTES
 
 pytestmark = pytest.mark.anyio
 EXAMPLES = Path(__file__).parents[2] / "servers/examples"
