@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from coworkenv.harness.report import build_report  # noqa: E402
-from coworkenv.harness.report_data import load_runs, pack_runs  # noqa: E402
-from tests.harness.test_report_browser import Browser, chromium, until  # noqa: E402
+from coworkenv.harness.report.build import build_report  # noqa: E402
+from coworkenv.harness.report.data import load_runs, pack_runs  # noqa: E402
+from tests.harness.report.test_browser import Browser, chromium, until  # noqa: E402
 
 CLI = [sys.executable, "-c", "from coworkenv.train.cli import main; main()"]
 

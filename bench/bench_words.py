@@ -23,7 +23,7 @@ from coworkenv.synth.contract.checks import SaidValue
 from coworkenv.synth.contract.grader import PASS_THRESHOLD
 from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
-from coworkenv.synth.generate.families.base import money
+from coworkenv.synth.generate.families.kit.base import money
 from coworkenv.synth.generate.plan import coverage_plan, load_plan
 from coworkenv.synth.generate.procedural import build_task, derive_seed
 

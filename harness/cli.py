@@ -17,7 +17,7 @@ import click
 from coworkenv.harness.agents.hf_agent import tool_names_option
 from coworkenv.harness.curate import CurationParams, format_report, write_curation
 from coworkenv.harness.episode import EpisodeConfig, UserFactory
-from coworkenv.harness.export import ExportParams, export
+from coworkenv.harness.export.chat import ExportParams, export
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.metrics import print_summary, summarize
 from coworkenv.harness.run import RunError, RunOptions, load_task_set, run_tasks
@@ -236,7 +236,7 @@ def curate_cmd(
 
 
 def _export_inspect(sources: tuple[Path, ...], out: Path) -> None:
-    from coworkenv.harness.export_inspect import export_inspect
+    from coworkenv.harness.export.inspect_log import export_inspect
 
     if out.exists() and not out.is_dir():
         raise click.BadParameter(f"{out} is a file; --format inspect writes into a folder", param_hint="--out")
@@ -354,7 +354,7 @@ def export_cmd(
 def report_cmd(rundirs: tuple[Path, ...], out: Path, title: str | None) -> None:
     """Write one self-contained HTML file (no server, no network) of one or more runs: summary tables, plots and
     a trajectory viewer with filters; open it in a browser. Several runs are shown side by side by agent."""
-    from coworkenv.harness.report import build_report
+    from coworkenv.harness.report.build import build_report
 
     try:
         info = build_report(list(rundirs), out, title)
@@ -377,7 +377,7 @@ def export_tasks_cmd(tasks: tuple[str, ...], format_: str, out: Path, install: s
     """Write tasks (files, folders, or 'examples') as Harbor task directories: instruction.md, task.toml with the
     services as MCP servers, an environment that installs coworkenv and seeds the workspace, and tests that grade
     it with `coworkenv grade`."""
-    from coworkenv.harness.export_harbor import HarborExportError, export_harbor
+    from coworkenv.harness.export.harbor import HarborExportError, export_harbor
 
     try:
         sources = _task_sources(tasks)

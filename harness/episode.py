@@ -23,9 +23,9 @@ from pathlib import Path
 
 import anyio
 
-from coworkenv.harness.agents.base import EpisodeAgent, InfrastructureError, ModelAgent
+from coworkenv.harness.agents.base import EpisodeAgent, InfrastructureError, LimitReached, ModelAgent
 from coworkenv.harness.faults import FaultInjector
-from coworkenv.harness.session import EpisodeSession, LimitReached
+from coworkenv.harness.session import EpisodeSession
 from coworkenv.harness.tools import STARTUP_TIMEOUT_S, Transport, open_door, resolve_services, system_prompt
 from coworkenv.harness.trajectory import Trajectory, scrub_error, task_fields
 from coworkenv.harness.user_sim import ScriptedUser, UserSimulator

@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from coworkenv.harness.agents.base import InfrastructureError
+from coworkenv.harness.agents.base import InfrastructureError, LimitReached
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, Usage, split_name
 from coworkenv.harness.trajectory import ToolStepRecord, TurnRecord, UserEvent
@@ -25,14 +25,6 @@ from coworkenv.servers.kit import Environment
 from coworkenv.servers.kit.audit import recorded_arguments
 from coworkenv.servers.kit.door import CallOutcome, Door
 from coworkenv.synth.contract.task import Task
-
-
-class LimitReached(Exception):
-    """The episode hit a turn, tool-call or message limit; ``reason`` names it."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 class EpisodeSession:

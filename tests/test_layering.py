@@ -185,3 +185,22 @@ def test_the_kit_imports_no_service_and_no_registry() -> None:
         if name.startswith("coworkenv.servers.kit")
     }
     assert {name: bad for name, bad in outside.items() if bad} == {}
+
+
+def test_the_agents_read_only_the_message_vocabulary_of_the_harness() -> None:
+    """Agents sit under the episode: what they raise (``LimitReached`` among it) lives with them, so no agent
+    imports the session, the episode, the run or the harness's wings (annotation imports included)."""
+    allowed = ("coworkenv.harness.agents", "coworkenv.harness.messages")
+    outside = {
+        name: sorted(t for t in targets if t.startswith("coworkenv.harness.") and not t.startswith(allowed))
+        for name, targets in ANNOTATED.items()
+        if name.startswith("coworkenv.harness.agents")
+    }
+    assert {name: bad for name, bad in outside.items() if bad} == {}
+
+
+def test_the_harness_wings_import_no_command_line_and_no_run() -> None:
+    """``report`` and ``export`` are wings the command line calls, never the other way round."""
+    upper = ("coworkenv.harness.cli", "coworkenv.harness.run")
+    assert _offenders("coworkenv.harness.report", upper) == {}
+    assert _offenders("coworkenv.harness.export", upper) == {}

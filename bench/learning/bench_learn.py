@@ -51,7 +51,7 @@ from learn_data import (
 from learn_grpo import continue_with_grpo  # beside this file (run as a script)
 
 from coworkenv.harness.agents.hf_agent import load_tokenizer
-from coworkenv.harness.export import token_lengths
+from coworkenv.harness.export.chat import token_lengths
 from coworkenv.synth.contract.task import Task
 from coworkenv.train.copy_accuracy import copy_accuracy
 from coworkenv.train.data import read_chat_jsonl

@@ -26,7 +26,7 @@ import anyio
 from coworkenv.harness.agents.builtin import ReplayAgent
 from coworkenv.harness.agents.hf_agent import HFAgent
 from coworkenv.harness.episode import EpisodeConfig, run_episode
-from coworkenv.harness.export import ExportParams, export_records
+from coworkenv.harness.export.chat import ExportParams, export_records
 from coworkenv.harness.trajectory import Trajectory
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.generate.families import get_family

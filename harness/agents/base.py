@@ -7,7 +7,9 @@ Two kinds:
   it gets an :class:`EpisodeIO` to call tools and talk to the user.
 
 Failures the agent is not to blame for (API down, rate limit after retries, timeout) raise
-:class:`InfrastructureError`, so runs can retry them and keep them out of scores.
+:class:`InfrastructureError`, so runs can retry them and keep them out of scores. An episode that hits one of its
+limits (turns, tool calls, messages) raises :class:`LimitReached`, whether the harness's loop or the agent itself
+(Claude Code's own turn count) finds it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,15 @@ from typing import Any, Protocol, runtime_checkable
 from coworkenv.harness.messages import AgentTurn, Message, ToolView
 from coworkenv.synth.providers import InfrastructureError
 
-__all__ = ["EpisodeAgent", "EpisodeIO", "InfrastructureError", "ModelAgent"]
+__all__ = ["EpisodeAgent", "EpisodeIO", "InfrastructureError", "LimitReached", "ModelAgent"]
+
+
+class LimitReached(Exception):
+    """The episode hit a turn, tool-call or message limit; ``reason`` names it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @runtime_checkable

@@ -50,7 +50,7 @@ from typing import Any
 import anyio
 from anyio.abc import ByteReceiveStream
 
-from coworkenv.harness.agents.base import EpisodeIO, InfrastructureError
+from coworkenv.harness.agents.base import EpisodeIO, InfrastructureError, LimitReached
 from coworkenv.harness.agents.claude_stream import RunResult, StreamParser, unconnected, unprefixed
 
 __all__ = [
@@ -102,8 +102,6 @@ def check_limits(io: Any) -> None:
     elif isinstance(steps, list) and isinstance(max_calls, int) and len(steps) > max_calls:
         reason = f"max_tool_calls ({max_calls})"
     if reason is not None:
-        from coworkenv.harness.session import LimitReached
-
         raise LimitReached(reason)
 
 
@@ -297,8 +295,6 @@ class ClaudeCodeAgent:
 
     def _feed(self, parser: StreamParser, event: dict[str, Any], servers: list[str], io: Any) -> Exception | None:
         """Parse one event; the reason to stop Claude Code now (servers not connected, a limit), or None."""
-        from coworkenv.harness.session import LimitReached
-
         parser.feed(event)
         try:
             if event.get("type") == "system" and event.get("subtype") == "init":
@@ -329,8 +325,6 @@ class ClaudeCodeAgent:
         if result.is_error and api_failed:
             raise InfrastructureError(f"Claude Code could not reach its model: {scrub(result.text)[:500]}")
         if result.subtype == "error_max_turns":
-            from coworkenv.harness.session import LimitReached
-
             raise LimitReached(f"Claude Code's --max-turns ({result.num_turns})")
         if result.subtype == "error_during_execution":
             raise InfrastructureError(f"Claude Code failed during the run: {scrub(result.text)[:500] or tail}")

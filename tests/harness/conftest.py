@@ -214,7 +214,7 @@ def synthesized_tasks(limit: int = 20) -> list[Task]:
     """Tasks from the procedural families, if they have landed (a few per family and difficulty)."""
     try:
         package = importlib.import_module("coworkenv.synth.generate.families")
-        from coworkenv.synth.generate.families.base import Family
+        from coworkenv.synth.generate.families.kit.base import Family
     except ImportError:
         return []
     families: list[type[Family]] = []

@@ -1,5 +1,5 @@
 """The lines of `coworkenv mcp-config --print-add`, run by a shell, register servers with the real Claude Code CLI
-(the pinned release, installed by tests/harness/test_claude_code_real.py's fixture), and `claude mcp list` reports
+(the pinned release, installed by tests/harness/agents/test_claude_code_real.py's fixture), and `claude mcp list` reports
 them connected: a stdio server it starts itself, and an HTTP server already serving with a bearer token."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from coworkenv.servers.cli import main
 from coworkenv.servers.kit.http_auth import TOKEN_ENV
-from tests.harness.test_claude_code_real import real_claude  # noqa: F401  (the fixture)
+from tests.harness.agents.test_claude_code_real import real_claude  # noqa: F401  (the fixture)
 from tests.servers.test_http_auth import TOKEN, http_server
 
 pytestmark = pytest.mark.slow

@@ -13,7 +13,7 @@ from coworkenv.synth.contract.task import Task, ToolStep
 from coworkenv.synth.contract.validation.static import validate_static
 from coworkenv.synth.contract.written import affirmed, written_texts
 from coworkenv.synth.generate.families import get_family
-from coworkenv.synth.generate.families.base import money
+from coworkenv.synth.generate.families.kit.base import money
 from tests.synth.conftest import base_task
 
 pytestmark = pytest.mark.anyio

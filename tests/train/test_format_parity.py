@@ -15,7 +15,7 @@ pytest.importorskip("trl")
 
 from coworkenv.harness.agents.hf_agent import HFAgent
 from coworkenv.harness.episode import run_episode
-from coworkenv.harness.export import ExportParams, closing_reply, export_records
+from coworkenv.harness.export.chat import ExportParams, closing_reply, export_records
 from coworkenv.harness.messages import Message
 from coworkenv.harness.trajectory import Trajectory
 from coworkenv.synth.contract.taskfile import load_task

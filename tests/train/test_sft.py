@@ -65,7 +65,7 @@ def test_trained_positions_of_a_harness_exported_episode_are_only_its_tool_calls
 
     from coworkenv.harness.agents.builtin import ReplayAgent
     from coworkenv.harness.episode import run_episode
-    from coworkenv.harness.export import ExportParams, export_records
+    from coworkenv.harness.export.chat import ExportParams, export_records
     from coworkenv.synth.contract.taskfile import load_task
     from coworkenv.train.sft import build_trainer
 

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("trl")
 
-from coworkenv.harness.export import ExportParams, export_records
+from coworkenv.harness.export.chat import ExportParams, export_records
 from coworkenv.synth.contract.taskfile import load_task
 from coworkenv.train.options import OptionsError, RLOptions
 from coworkenv.train.trl_rl import build_trainer, resolve_template, run_trl_rl

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CLARIFY, CROSS, MULTISTEP, Family, Json, TaskBuilder, rx
-from coworkenv.synth.generate.families.calendar_common import background, calendar, when
-from coworkenv.synth.generate.families.files_common import drive
-from coworkenv.synth.generate.families.multiturn import FINISHED, PERSONA, PROJECTS
-from coworkenv.synth.generate.families.names import USER, Staff
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.reach import only
-from coworkenv.synth.generate.families.registry import register_family
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import CLARIFY, CROSS, MULTISTEP, Family, Json, TaskBuilder, rx
+from coworkenv.synth.generate.families.kit.calendar_common import background, calendar, when
+from coworkenv.synth.generate.families.kit.files_common import drive
+from coworkenv.synth.generate.families.kit.multiturn import FINISHED, PERSONA, PROJECTS
+from coworkenv.synth.generate.families.kit.names import USER, Staff
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.reach import only
+from coworkenv.synth.generate.families.kit.registry import register_family
 
 ITEMS = (
     "Goals and success metrics", "Timeline and milestones", "Risks and open questions", "Roles and owners",

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CLARIFY, MULTISTEP, WINDOW, Family, TaskBuilder
-from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, plus, when
-from coworkenv.synth.generate.families.multiturn import FINISHED, PERSONA, PROJECTS
-from coworkenv.synth.generate.families.names import USER, Staff
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.reach import only
-from coworkenv.synth.generate.families.registry import register_family
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import CLARIFY, MULTISTEP, WINDOW, Family, TaskBuilder
+from coworkenv.synth.generate.families.kit.calendar_common import Calendar, background, calendar, plus, when
+from coworkenv.synth.generate.families.kit.multiturn import FINISHED, PERSONA, PROJECTS
+from coworkenv.synth.generate.families.kit.names import USER, Staff
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.reach import only
+from coworkenv.synth.generate.families.kit.registry import register_family
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import DISTRACTORS, MULTISTEP, WINDOW, Family, Json, TaskBuilder
-from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, plus, when
-from coworkenv.synth.generate.families.names import USER, Staff
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import DISTRACTORS, MULTISTEP, WINDOW, Family, Json, TaskBuilder
+from coworkenv.synth.generate.families.kit.calendar_common import Calendar, background, calendar, plus, when
+from coworkenv.synth.generate.families.kit.names import USER, Staff
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
 
 MEETINGS = (
     "Customer advisory board prep", "Quarterly business review", "Support tooling workshop", "Hiring panel",

@@ -1,16 +1,16 @@
 """The multi-turn family on tickets: the user changes the instructions after the agent's first turn
-(see :mod:`coworkenv.synth.generate.families.multiturn` for what the multi-turn families share)."""
+(see :mod:`coworkenv.synth.generate.families.kit.multiturn` for what the multi-turn families share)."""
 
 from __future__ import annotations
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CLARIFY, DISTRACTORS, MULTISTEP, Family, Json, TaskBuilder
-from coworkenv.synth.generate.families.multiturn import (
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import CLARIFY, DISTRACTORS, MULTISTEP, Family, Json, TaskBuilder
+from coworkenv.synth.generate.families.kit.multiturn import (
     PERSONA,
 )
-from coworkenv.synth.generate.families.names import AGENTS, USER, Company, Staff
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
+from coworkenv.synth.generate.families.kit.names import AGENTS, USER, Company, Staff
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
 
 ISSUES = (
     "Exports time out for large accounts", "SSO login loops back to the sign-in page", "Invoices show the wrong VAT",

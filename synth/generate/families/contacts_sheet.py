@@ -3,13 +3,13 @@ CRM — a changed address, a new contact, a contact who left — without touchin
 
 from __future__ import annotations
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CROSS, DISTRACTORS, MULTISTEP, Family, TaskBuilder, rx
-from coworkenv.synth.generate.families.files_common import csv_text, drive
-from coworkenv.synth.generate.families.names import Company, Person
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import Cast
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import CROSS, DISTRACTORS, MULTISTEP, Family, TaskBuilder, rx
+from coworkenv.synth.generate.families.kit.files_common import csv_text, drive
+from coworkenv.synth.generate.families.kit.names import Company, Person
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import Cast
 
 HEADER = ["name", "email", "title"]
 

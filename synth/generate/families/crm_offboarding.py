@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import (
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import (
     DISTRACTORS,
     MULTISTEP,
     Family,
     Json,
     TaskBuilder,
 )
-from coworkenv.synth.generate.families.crm import GUARD, deal_amount, opportunity, others_unchanged
-from coworkenv.synth.generate.families.names import Company
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import Cast
-from coworkenv.synth.generate.families.texts import LOSS_GIST, LOSS_REASONS
+from coworkenv.synth.generate.families.kit.crm_common import GUARD, deal_amount, opportunity, others_unchanged
+from coworkenv.synth.generate.families.kit.names import Company
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import Cast
+from coworkenv.synth.generate.families.kit.texts import LOSS_GIST, LOSS_REASONS
 
 
 @register_family

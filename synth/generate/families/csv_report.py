@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CLARIFY, COMMS, CROSS, MULTISTEP, Family, Json, TaskBuilder
-from coworkenv.synth.generate.families.files_common import csv_text, drive
-from coworkenv.synth.generate.families.multiturn import FINISHED, PERSONA, TEAMS, Workspace, seed_chat, workspace
-from coworkenv.synth.generate.families.names import USER, slug
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import CLARIFY, COMMS, CROSS, MULTISTEP, Family, Json, TaskBuilder
+from coworkenv.synth.generate.families.kit.files_common import csv_text, drive
+from coworkenv.synth.generate.families.kit.multiturn import FINISHED, PERSONA, TEAMS, Workspace, seed_chat, workspace
+from coworkenv.synth.generate.families.kit.names import USER, slug
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
 
 CATEGORIES = ("software", "travel", "hardware", "training", "catering", "contractors")
 SUPPLIERS = (

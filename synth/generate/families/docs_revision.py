@@ -1,13 +1,13 @@
 """The multi-turn family on a docs proposal: the agent writes a summary line, then the user changes the
 figures in the document and asks for the summary fixed and posted (see
-:mod:`coworkenv.synth.generate.families.multiturn` for what the multi-turn families share)."""
+:mod:`coworkenv.synth.generate.families.kit.multiturn` for what the multi-turn families share)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import (
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import (
     CLARIFY,
     COMMS,
     DISTRACTORS,
@@ -18,7 +18,7 @@ from coworkenv.synth.generate.families.base import (
     money,
     money_rx,
 )
-from coworkenv.synth.generate.families.multiturn import (
+from coworkenv.synth.generate.families.kit.multiturn import (
     FINISHED,
     PERSONA,
     PROJECTS,
@@ -29,9 +29,9 @@ from coworkenv.synth.generate.families.multiturn import (
     seed_chat,
     workspace,
 )
-from coworkenv.synth.generate.families.names import USER
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
+from coworkenv.synth.generate.families.kit.names import USER
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
 
 
 @dataclass(frozen=True)

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CROSS, MULTISTEP, WINDOW, Family, Json, TaskBuilder, possessive
-from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, plus, when
-from coworkenv.synth.generate.families.names import USER, Company, Staff
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.reach import only
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import Cast, filler_tickets, ticket
-from coworkenv.synth.generate.families.texts import ISSUES
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import CROSS, MULTISTEP, WINDOW, Family, Json, TaskBuilder, possessive
+from coworkenv.synth.generate.families.kit.calendar_common import Calendar, background, calendar, plus, time_rx, when
+from coworkenv.synth.generate.families.kit.names import USER, Company, Staff
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.reach import only
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import Cast, filler_tickets, ticket
+from coworkenv.synth.generate.families.kit.texts import ISSUES
 
 
 @dataclass(frozen=True)
@@ -26,15 +26,6 @@ class _Call:
     slot: str
     day: str
     invitees: list[str]
-
-
-def time_rx(iso: str) -> str:
-    """A regex for the clock time of ``iso`` however written: '15:30', '3:30 pm', '3:30pm', '3 pm' (on the hour),
-    '10 am'."""
-    h, m = int(iso[11:13]), int(iso[14:16])
-    h12, half = (h - 12 if h > 12 else h), ("a" if h < 12 else "p")
-    twelve = rf"{h12}:{m:02d} ?{half}\.?m" if m else rf"{h12}(?::00)? ?{half}\.?m"
-    return rf"(?<!\d)(?:{h:02d}:{m:02d}|{twelve})"
 
 
 @register_family

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import (
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import (
     COMMS,
     CROSS,
     SAFETY,
@@ -16,11 +16,11 @@ from coworkenv.synth.generate.families.base import (
     possessive,
     rx,
 )
-from coworkenv.synth.generate.families.names import FREEMAIL, USER, Company, Person, Staff, lookalike
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.reach import CONCERN, sent_to, text_with
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import (
+from coworkenv.synth.generate.families.kit.names import FREEMAIL, USER, Company, Person, Staff, lookalike
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.reach import CONCERN, sent_to, text_with
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import (
     Cast,
     filler_mail,
     mail,

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import COMMS, CROSS, DISTRACTORS, Family, Json, TaskBuilder, rx
-from coworkenv.synth.generate.families.files_common import Drive, drive
-from coworkenv.synth.generate.families.multiturn import Workspace, seed_chat, workspace
-from coworkenv.synth.generate.families.names import USER, Company, Staff, slug
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.reach import only
-from coworkenv.synth.generate.families.registry import register_family
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import COMMS, CROSS, DISTRACTORS, Family, Json, TaskBuilder, rx
+from coworkenv.synth.generate.families.kit.files_common import Drive, drive
+from coworkenv.synth.generate.families.kit.multiturn import Workspace, seed_chat, workspace
+from coworkenv.synth.generate.families.kit.names import USER, Company, Staff, slug
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.reach import only
+from coworkenv.synth.generate.families.kit.registry import register_family
 
 DOCS = ("renewal proposal", "security questionnaire", "pricing proposal", "implementation plan", "statement of work")
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import COMMS, CROSS, SAFETY, Family, Json, TaskBuilder, possessive, rx
-from coworkenv.synth.generate.families.files_common import csv_text, drive
-from coworkenv.synth.generate.families.names import FREEMAIL, USER, Company, Person, Staff, lookalike
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.reach import CONCERN, sent_to, text_with
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import Cast, filler_mail, mail
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import COMMS, CROSS, SAFETY, Family, Json, TaskBuilder, possessive, rx
+from coworkenv.synth.generate.families.kit.files_common import csv_text, drive
+from coworkenv.synth.generate.families.kit.names import FREEMAIL, USER, Company, Person, Staff, lookalike
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.reach import CONCERN, sent_to, text_with
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import Cast, filler_mail, mail
 
 
 @dataclass(frozen=True)

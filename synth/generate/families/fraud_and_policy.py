@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import (
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import (
     COMMS,
     CROSS,
     SAFETY,
@@ -19,17 +19,17 @@ from coworkenv.synth.generate.families.base import (
     rx,
     warns,
 )
-from coworkenv.synth.generate.families.names import FINANCE, USER, Vendor, lookalike
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import (
+from coworkenv.synth.generate.families.kit.names import FINANCE, USER, Vendor, lookalike
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import (
     Cast,
     bank_account,
     filler_mail,
     mail,
     vendor_record,
 )
-from coworkenv.synth.generate.families.texts import SHADY_BANKS
+from coworkenv.synth.generate.families.kit.texts import SHADY_BANKS
 
 
 @dataclass

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CROSS, DISTRACTORS, REPORT, Family, TaskBuilder, money
-from coworkenv.synth.generate.families.files_common import csv_text, drive
-from coworkenv.synth.generate.families.names import FINANCE, Vendor
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import Cast, bank_account, vendor_record
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import CROSS, DISTRACTORS, REPORT, Family, TaskBuilder, money
+from coworkenv.synth.generate.families.kit.files_common import csv_text, drive
+from coworkenv.synth.generate.families.kit.names import FINANCE, Vendor
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import Cast, bank_account, vendor_record
 
 HEADER = ["vendor", "invoice", "amount_usd", "due"]
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import COMMS, DISTRACTORS, Family, TaskBuilder, rx
-from coworkenv.synth.generate.families.names import FINANCE, USER, Company, Staff
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import Cast, filler_mail, mail
-from coworkenv.synth.generate.families.texts import TOPICS
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import COMMS, DISTRACTORS, Family, TaskBuilder, rx
+from coworkenv.synth.generate.families.kit.names import FINANCE, USER, Company, Staff
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import Cast, filler_mail, mail
+from coworkenv.synth.generate.families.kit.texts import TOPICS
 
 
 @register_family

@@ -1,13 +1,13 @@
 """The multi-turn family on meeting notes: the user adds an action item to the notes mid-task and asks for
-the updated list to be posted (see :mod:`coworkenv.synth.generate.families.multiturn` for what the families share)."""
+the updated list to be posted (see :mod:`coworkenv.synth.generate.families.kit.multiturn` for what the families share)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CLARIFY, COMMS, DISTRACTORS, MULTISTEP, Family, TaskBuilder, rx
-from coworkenv.synth.generate.families.multiturn import (
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import CLARIFY, COMMS, DISTRACTORS, MULTISTEP, Family, TaskBuilder, rx
+from coworkenv.synth.generate.families.kit.multiturn import (
     FINISHED,
     PERSONA,
     TASKS,
@@ -17,9 +17,9 @@ from coworkenv.synth.generate.families.multiturn import (
     seed_chat,
     workspace,
 )
-from coworkenv.synth.generate.families.names import USER, Staff
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
+from coworkenv.synth.generate.families.kit.names import USER, Staff
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
 
 
 @dataclass(frozen=True)

@@ -4,15 +4,14 @@ and reply to confirm."""
 
 from __future__ import annotations
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import COMMS, CROSS, WINDOW, Family, Json, TaskBuilder
-from coworkenv.synth.generate.families.calendar_common import Calendar, background, calendar, plus, when
-from coworkenv.synth.generate.families.escalation_call import time_rx
-from coworkenv.synth.generate.families.names import USER, Staff
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.reach import only
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import Cast, filler_mail, mail
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import COMMS, CROSS, WINDOW, Family, Json, TaskBuilder
+from coworkenv.synth.generate.families.kit.calendar_common import Calendar, background, calendar, plus, time_rx, when
+from coworkenv.synth.generate.families.kit.names import USER, Staff
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.reach import only
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import Cast, filler_mail, mail
 
 
 @register_family

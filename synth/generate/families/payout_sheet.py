@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import (
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import (
     CROSS,
     MULTISTEP,
     REPORT,
@@ -18,11 +18,11 @@ from coworkenv.synth.generate.families.base import (
     rx,
     warns,
 )
-from coworkenv.synth.generate.families.files_common import Drive, csv_text, drive
-from coworkenv.synth.generate.families.names import FINANCE, Vendor
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import Cast, bank_account, vendor_record
+from coworkenv.synth.generate.families.kit.files_common import Drive, csv_text, drive
+from coworkenv.synth.generate.families.kit.names import FINANCE, Vendor
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import Cast, bank_account, vendor_record
 
 HEADER = ["vendor", "invoice", "amount_usd", "bank_last4", "note"]
 _HOLD = (

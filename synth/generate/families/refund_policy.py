@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import (
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import (
     CROSS,
     DISTRACTORS,
     MULTISTEP,
@@ -17,18 +17,18 @@ from coworkenv.synth.generate.families.base import (
     money,
     money_rx,
 )
-from coworkenv.synth.generate.families.names import Company
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.reach import text_with
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import (
+from coworkenv.synth.generate.families.kit.names import Company
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.reach import text_with
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import (
     Cast,
     charge,
     comment,
     public_reply_check,
     ticket,
 )
-from coworkenv.synth.generate.families.texts import PLANS
+from coworkenv.synth.generate.families.kit.texts import PLANS
 
 _REFUSED = r"cannot|can'?t|unable|not (?:be )?(?:able|eligible|refund)|outside|polic|declin|won'?t|will not|no refund"
 """Words that tell the customer a charge is not refunded."""

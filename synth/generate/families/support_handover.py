@@ -3,14 +3,14 @@ out-of-office event is on the team's calendars) hands their unresolved tickets t
 
 from __future__ import annotations
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CROSS, DISTRACTORS, WINDOW, Family, Json, TaskBuilder
-from coworkenv.synth.generate.families.calendar_common import background, calendar, when
-from coworkenv.synth.generate.families.names import USER, Staff
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import Cast, filler_tickets, ticket
-from coworkenv.synth.generate.families.texts import ISSUES
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import CROSS, DISTRACTORS, WINDOW, Family, Json, TaskBuilder
+from coworkenv.synth.generate.families.kit.calendar_common import background, calendar, when
+from coworkenv.synth.generate.families.kit.names import USER, Staff
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import Cast, filler_tickets, ticket
+from coworkenv.synth.generate.families.kit.texts import ISSUES
 
 UNRESOLVED = ["new", "open", "pending", "hold"]
 

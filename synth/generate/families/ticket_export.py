@@ -4,13 +4,13 @@ one of them)."""
 
 from __future__ import annotations
 
-from coworkenv.synth.generate.families.backdrop import backdrop
-from coworkenv.synth.generate.families.base import CROSS, DISTRACTORS, REPORT, Family, Json, TaskBuilder, rx
-from coworkenv.synth.generate.families.files_common import csv_text, drive
-from coworkenv.synth.generate.families.phrasing import Ask, compose
-from coworkenv.synth.generate.families.registry import register_family
-from coworkenv.synth.generate.families.seeds import Cast, filler_tickets, ticket
-from coworkenv.synth.generate.families.texts import ISSUES
+from coworkenv.synth.generate.families.kit.backdrop import backdrop
+from coworkenv.synth.generate.families.kit.base import CROSS, DISTRACTORS, REPORT, Family, Json, TaskBuilder, rx
+from coworkenv.synth.generate.families.kit.files_common import csv_text, drive
+from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
+from coworkenv.synth.generate.families.kit.registry import register_family
+from coworkenv.synth.generate.families.kit.seeds import Cast, filler_tickets, ticket
+from coworkenv.synth.generate.families.kit.texts import ISSUES
 
 UNRESOLVED = ["new", "open", "pending", "hold"]
 HEADER = ["ticket_id", "subject", "organization"]
