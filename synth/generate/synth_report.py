@@ -41,7 +41,7 @@ def _added(earlier: Any, now: Any) -> Any:
     """Two sessions' figure together; None (not known: a model without a price) stays None when both are."""
     if earlier is None and now is None:
         return None
-    return (earlier or 0) + (now or 0)
+    return (0 if earlier is None else earlier) + (0 if now is None else now)
 
 
 def build_report(
