@@ -154,9 +154,11 @@ def sft_cmd(config_file: Path | None, **values: Any) -> None:
         raise click.UsageError("--out is required (or 'out' in --config)")
     try:
         from coworkenv.train.data import DataError
-        from coworkenv.train.sft import ModelTemplateError, run_sft
+        from coworkenv.train.sft import ModelTemplateError, last_checkpoint, run_sft
     except ImportError as exc:
         raise click.ClickException(f"{INSTALL_HINT} ({exc})") from exc
+    if options.resume and last_checkpoint(options.out) is None:
+        click.echo(f"no checkpoint in {options.out} yet: --resume starts from the beginning", err=True)
     try:
         result = run_sft(options)
     except (DataError, ModelTemplateError, OptionsError) as exc:

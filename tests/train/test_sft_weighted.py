@@ -108,7 +108,7 @@ def test_the_trainer_s_loss_is_the_weighted_loss_in_training_and_the_assistant_l
     assert not torch.allclose(training, evaluation, atol=1e-3)
 
 
-def test_a_stopped_run_resumes_from_its_checkpoint_and_reports_held_out_losses(
+def test_a_stopped_run_resumes_from_its_checkpoint_and_a_first_resume_starts_fresh_saying_so(
     tiny_model: Path, tmp_path: Path
 ) -> None:
     data = write_jsonl(tmp_path / "demos.jsonl", n=4)
@@ -116,8 +116,9 @@ def test_a_stopped_run_resumes_from_its_checkpoint_and_reports_held_out_losses(
     out = tmp_path / "run"
     common = ["sft", "--data", str(data), "--model", str(tiny_model), "--out", str(out), *FAST]
     common += ["--context-weight", "0.3", "--eval-data", str(held), "--save-steps", "2"]
-    first = CliRunner().invoke(train_group, [*common, "--max-steps", "2"])
+    first = CliRunner().invoke(train_group, [*common, "--max-steps", "2", "--resume"])  # nothing to resume yet
     assert first.exit_code == 0, first.output
+    assert "no checkpoint in" in first.stderr and "starts from the beginning" in first.stderr
     assert (out / "checkpoint-2" / "trainer_state.json").is_file()
     second = CliRunner().invoke(train_group, [*common, "--max-steps", "4", "--resume"])
     assert second.exit_code == 0, second.output
