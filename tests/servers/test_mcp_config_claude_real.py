@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from coworkenv.servers.cli import main
 from coworkenv.servers.kit.http_auth import TOKEN_ENV
 from tests.harness.agents.test_claude_code_real import real_claude  # noqa: F401  (the fixture)
-from tests.servers.test_http_auth import TOKEN, http_server
+from tests.servers.kit.test_http_auth import TOKEN, http_server
 
 pytestmark = pytest.mark.slow
 

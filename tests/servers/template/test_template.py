@@ -1,0 +1,137 @@
+"""The template service (servers/template, the one servers/README.md walks through) is a service like the shipped
+ones: registered with one call it answers the in-memory MCP client, survives the fuzzing and bounds checks every
+service gets, and installed as another package's ``coworkenv.services`` entry point it is served over stdio by
+``coworkenv serve``; a plugin that cannot load costs one line on stderr and nothing else."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp import Client, StdioServerParameters
+
+from coworkenv.servers import SERVICES, register_service
+from coworkenv.servers.kit import Service, ServiceState
+from coworkenv.servers.kit.plugins import SERVICES_GROUP
+from coworkenv.servers.registry import SHIPPED, unregister_service
+from coworkenv.servers.template import EXAMPLE_SEED, SERVICE
+from tests.conftest import error_text, ok, service_client
+from tests.guides import install_dist, python_blocks
+from tests.servers.kit import test_bad_arguments, test_fuzz
+
+SEED: dict[str, Any] = json.loads(EXAMPLE_SEED.read_text())
+NOW = "2026-03-05T09:00:00Z"
+
+
+@pytest.fixture
+def notes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    register_service(SERVICE)
+    monkeypatch.setitem(test_fuzz.SEEDS, SERVICE.name, SEED)
+    try:
+        yield
+    finally:
+        unregister_service(SERVICE.name)
+
+
+@pytest.mark.anyio
+async def test_the_template_answers_the_mcp_client_and_audits_every_call() -> None:
+    async with service_client(SERVICE, SEED, NOW) as (client, env):
+        listed = ok(await client.call_tool("list_notes", {"query": "standup"}))
+        assert [n["id"] for n in listed["items"]] == ["note_standup"]
+        made = ok(await client.call_tool("create_note", {"title": "Lunch", "body": "Pizza at 12."}))
+        assert made["author"] == "me" and made["created_at"] == NOW
+        assert ok(await client.call_tool("delete_note", {"note_id": made["id"]}))["deleted"] is True
+        assert "list_notes" in error_text(await client.call_tool("get_note", {"note_id": made["id"]}))
+        outcomes = [row.outcome for row in env.state("notes").audit()]
+        assert outcomes == ["ok", "ok", "ok", "error"]
+
+
+def test_a_registered_service_is_known_by_name_and_leaves_when_unregistered(notes: None) -> None:
+    assert SERVICES["notes"] is SERVICE
+    with pytest.raises(ValueError, match="already registered"):
+        register_service(Service(name="notes", title="Other notes", instructions="", tables=SERVICE.tables, tools=()))
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.deferred(lambda: test_fuzz.calls(["notes"])), min_size=1, max_size=8))
+def test_random_calls_at_the_template_never_crash_and_never_change_state_unaudited(
+    notes: None, batch: list[tuple[str, str, dict[str, Any]]]
+) -> None:
+    test_fuzz.run_batch(batch)
+
+
+def test_every_template_argument_has_bounds_in_its_input_schema(notes: None) -> None:
+    test_bad_arguments.test_every_tool_argument_has_bounds_in_its_input_schema()
+
+
+def _plugin_env(site: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_an_entry_point_service_is_served_over_stdio_and_called(tmp_path: Path) -> None:
+    install_dist(tmp_path / "site", "notes_plugin", {SERVICES_GROUP: {"notes": "coworkenv.servers.template:SERVICE"}})
+    db = tmp_path / "notes.db"
+    args = ["-m", "coworkenv.servers", "serve", "notes", "--db", str(db), "--seed", str(EXAMPLE_SEED), "--now", NOW]
+    params = StdioServerParameters(command=sys.executable, args=args, env=_plugin_env(tmp_path / "site"))
+    with anyio.fail_after(30):
+        async with Client(params) as client:
+            assert {t.name for t in (await client.list_tools()).tools} == {s.name for s in SERVICE.tools}
+            assert ok(await client.call_tool("get_note", {"note_id": "note_offsite"}))["author"] == "sam@brightwave.io"
+            ok(await client.call_tool("delete_note", {"note_id": "note_offsite"}))
+    state = ServiceState.open(SERVICE, path=db)
+    try:
+        assert [r.tool for r in state.audit()] == ["get_note", "delete_note"]
+        assert [n["id"] for n in state.dump()["notes"]] == ["note_standup"]
+    finally:
+        state.close()
+
+
+@pytest.mark.slow
+def test_a_plugin_that_cannot_load_costs_one_stderr_line_and_the_rest_still_works(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    install_dist(site, "broken_plugin", {SERVICES_GROUP: {"fax": "no_such_module:SERVICE", "crm": "json:dumps"}})
+    done = subprocess.run(
+        [sys.executable, "-m", "coworkenv.servers", "services", "--json"],
+        env=_plugin_env(site),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert {r["service"] for r in json.loads(done.stdout)} == set(SERVICES)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 2 and all("fix or uninstall that package" in line for line in lines)
+    assert "'fax'" in lines[0] and "ModuleNotFoundError" in lines[0]
+    assert "'crm'" in lines[1] and "must be a coworkenv.servers.kit.Service" in lines[1]
+
+
+def test_the_service_guide_code_registers_the_template_and_calls_it(capsys: pytest.CaptureFixture[str]) -> None:
+    (code,) = python_blocks("servers/README.md")
+    try:
+        exec(compile(code, "servers/README.md", "exec"), {})
+    finally:
+        unregister_service(SERVICE.name)
+    assert capsys.readouterr().out.split() == ["1", "list_notes"]
+
+
+def test_every_package_with_an_example_workspace_ships_and_the_template_does_not() -> None:
+    examples = sorted(p.stem for p in (Path(__file__).parents[3] / "servers/examples").glob("*.json"))
+    assert list(SHIPPED) == examples and len(examples) == 8
+    assert "notes" not in SERVICES
