@@ -56,26 +56,7 @@ def qwen2_5_chat_template() -> str:
     return str(template)
 
 
-def id_pretokenize_regex() -> str:
-    """Qwen2's pre-tokenizer regex with one change: a numbered identifier (letters, ``_``, then a digit:
-    ``tkt_1803``, ``ch_123``, ``cmt_0001jTSw``) is one piece that BPE may merge within, where Qwen2 splits it
-    into ``tkt``, ``_`` and one token per digit. A from-scratch model copies an id by matching the token before
-    the one it writes; a lone digit recurs all over a context (dates, times, other ids), so digit by digit the
-    match is ambiguous, and the ids did not copy (teacher-forced, 3,200 steps: 4/48 first digits)."""
-    from transformers.models.qwen2.tokenization_qwen2 import PRETOKENIZE_REGEX
-
-    words = r"[^\r\n\p{L}\p{N}]?\p{L}+"
-    if words not in PRETOKENIZE_REGEX:  # pragma: no cover - a transformers release that changed the regex
-        raise RuntimeError("transformers' Qwen2 pre-tokenizer regex changed; update id_pretokenize_regex")
-    # Possessive, and not before ``_<digit>``: " tkt_1803" in prose gives " " and the same "tkt_1803" as JSON.
-    return r"[A-Za-z]+_\p{N}[\p{L}\p{N}]*|" + PRETOKENIZE_REGEX.replace(
-        words, r"[^\r\n\p{L}\p{N}]?\p{L}++(?!_\p{N})", 1
-    )
-
-
-def build_tokenizer(
-    vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | None = None, whole_ids: bool = False
-) -> Any:
+def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | None = None) -> Any:
     """A byte-level BPE trained on :func:`corpus` (plus ``texts``), as a ``PreTrainedTokenizerFast`` with the
     Qwen2.5 template. The chat template's markers are whole tokens, never merged into others. An identifier is
     the same tokens where a tool result shows it and where a call writes it (``"usr_aisha_quinn"``: ``usr _a
@@ -90,9 +71,7 @@ def build_tokenizer(
     tok.normalizer = normalizers.NFC()
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(
-                Regex(id_pretokenize_regex() if whole_ids else PRETOKENIZE_REGEX), behavior="isolated", invert=False
-            ),
+            pre_tokenizers.Split(Regex(PRETOKENIZE_REGEX), behavior="isolated", invert=False),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
@@ -209,14 +188,13 @@ def build_tiny(
     layers: int = 2,
     hidden_size: int = 64,
     tokenizer_from: str | Path | None = None,
-    whole_ids: bool = False,
 ) -> Path:
     """Build the tiny model and tokenizer (trained on ``tokenizer_from``'s rendered demonstrations when given)
     and save both to ``out``; returns the directory."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     texts = render_demonstrations(tokenizer_from) if tokenizer_from else None
-    tokenizer = build_tokenizer(vocab_size, texts, whole_ids)
+    tokenizer = build_tokenizer(vocab_size, texts)
     model = build_model(tokenizer, seed=seed, hidden_size=hidden_size, layers=layers)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)

@@ -102,7 +102,6 @@ def parse() -> argparse.Namespace:
         flag = f"--{name.replace('_', '-')}"
         parser.add_argument(flag, type=int, help=f"[default: {FULL[name]}, --quick {QUICK[name]}]")
     parser.add_argument("--context-weight", type=float, default=0.3, help="Loss weight of the context's tokens.")
-    parser.add_argument("--whole-ids", action="store_true", help="Numbered ids one pre-token (train tiny).")
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--warmup", type=int, default=50, help="Steps of learning-rate warmup.")
     parser.add_argument("--recoveries", type=float, default=0.15, help="Share of demonstrations with a recovery.")
@@ -145,7 +144,7 @@ def main() -> None:
           f"{len(novel)} of {len(heldout)} held-out tasks have answers never seen in training")  # fmt: skip
     base = work / "base"
     if not args.resume:  # the same seed and data give the same model
-        build_tiny(base, 0, args.vocab, args.layers, args.hidden, work / "demos.jsonl", args.whole_ids)
+        build_tiny(base, 0, args.vocab, args.layers, args.hidden, work / "demos.jsonl")
     lengths = token_lengths(rows, args.max_length, str(base))
     tokenizer = load_tokenizer(base)
     probe = sorted(answers(novel[0]) - answers_seen(train)) if novel else []

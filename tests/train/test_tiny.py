@@ -104,26 +104,3 @@ def test_an_identifier_is_the_same_tokens_in_a_tool_result_and_in_a_call(tmp_pat
     assert id_pieces('"ticket_id": "tkt_1803"', "tkt_1803")[-4:] == list("1803")  # a digit a token
     text = 'is Aisha Quinn; {"ticket_id": "tkt_1803", "assignee_id": "usr_aisha_quinn"}'
     assert tokenizer.decode(tokenizer(text)["input_ids"]) == text
-
-
-def test_with_whole_ids_a_numbered_id_is_one_piece_to_bpe_and_survives_a_reload(tmp_path: Path) -> None:
-    from coworkenv.harness.agents.hf_agent import load_tokenizer
-    from coworkenv.train.tiny import build_tokenizer
-
-    texts = [f'{{"id": "tkt_{n}", "ticket_id": "tkt_{n}"}} at 2026-01-{n % 28 + 1:02d}' for n in range(1800, 1830)]
-    build_tokenizer(512, texts * 20, whole_ids=True).save_pretrained(tmp_path)
-    tokenizer = load_tokenizer(tmp_path)  # the hf: agent's and train sft's loader keeps the pre-tokenizer
-
-    def pieces(text: str, value: str = "") -> list[str]:  # the tokens of text, or of value inside it
-        start = text.index(value)
-        encoded = tokenizer(text, return_offsets_mapping=True)
-        spans = zip(encoded["input_ids"], encoded["offset_mapping"], strict=True)
-        return [tokenizer.decode([i]) for i, (a, b) in spans if not value or (a < start + len(value) and b > start)]
-
-    assert pieces('{"ticket_id": "tkt_1803"}', "tkt_1803") == ["tkt_1803"]  # merged whole: seen often enough
-    unseen = pieces('{"id": "tkt_9917"}', "tkt_9917")
-    assert unseen[0].startswith("tkt_") and len(unseen) < 6  # an unseen number: its prefix is still one piece
-    assert pieces("see tkt_9917 now", "tkt_9917") == unseen  # prose and JSON spell it alike
-    assert pieces("2026-01-28")[:4] == list("2026")  # dates and other numbers keep a digit a token
-    text = 'is Aisha; {"ticket_id": "tkt_1803", "x": "cmt_0001jTSw ch_12"} see tkt_9917.'
-    assert tokenizer.decode(tokenizer(text)["input_ids"]) == text
