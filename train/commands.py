@@ -53,6 +53,13 @@ def train_group() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Train the tokenizer on these exported demonstrations (chat JSONL) as the chat template renders them.",
 )
+@click.option(
+    "--digits",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Digits a token at most (Qwen2: 1; 2 spells tkt_1803 as tkt _ 18 03).",
+)
 def tiny_cmd(
     out: Path,
     seed: int,
@@ -60,6 +67,7 @@ def tiny_cmd(
     hidden: int,
     vocab_size: int | None,
     tokenizer_from: Path | None,
+    digits: int,
 ) -> None:
     """Build a tiny chat model offline (random weights, Qwen2.5 chat template) for tests, demos and learning
     from scratch (e.g. --layers 4 --hidden 256 --vocab-size 4096 --tokenizer-from demos.jsonl: ~3.0M)."""
@@ -69,7 +77,7 @@ def tiny_cmd(
     except ImportError as exc:
         raise click.ClickException(f"{INSTALL_HINT} ({exc})") from exc
     try:
-        path = build_tiny(out, seed, vocab_size or DEFAULT_VOCAB_SIZE, layers, hidden, tokenizer_from)
+        path = build_tiny(out, seed, vocab_size or DEFAULT_VOCAB_SIZE, layers, hidden, tokenizer_from, digits)
     except (DataError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     params = parameter_count(path)

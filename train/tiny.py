@@ -56,14 +56,28 @@ def qwen2_5_chat_template() -> str:
     return str(template)
 
 
-def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | None = None) -> Any:
+def pretokenize_regex(digits: int = 1) -> str:
+    """Qwen2's pre-tokenizer regex, with runs of up to ``digits`` digits as one piece (Qwen2: one digit a
+    piece). With 2, ``tkt_5442`` is ``tkt _ 54 42``: each of the 100 pairs is trained often, and a pair recurs in a
+    context far less than a lone digit does, so the token before the one to copy points at fewer places."""
+    from transformers.models.qwen2.tokenization_qwen2 import PRETOKENIZE_REGEX
+
+    if digits < 1:
+        raise ValueError(f"digits must be 1 or more, not {digits}")
+    if digits == 1:
+        return str(PRETOKENIZE_REGEX)
+    if r"|\p{N}|" not in PRETOKENIZE_REGEX:  # pragma: no cover - a transformers release that changed the regex
+        raise RuntimeError("transformers' Qwen2 pre-tokenizer regex changed; update pretokenize_regex")
+    return str(PRETOKENIZE_REGEX).replace(r"|\p{N}|", rf"|\p{{N}}{{1,{digits}}}|", 1)
+
+
+def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | None = None, digits: int = 1) -> Any:
     """A byte-level BPE trained on :func:`corpus` (plus ``texts``), as a ``PreTrainedTokenizerFast`` with the
     Qwen2.5 template. The chat template's markers are whole tokens, never merged into others. An identifier is
     the same tokens where a tool result shows it and where a call writes it (``"usr_aisha_quinn"``: ``usr _a
     isha _ qu in n`` in both; digits one a token), so copying it is copying tokens."""
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
-    from transformers.models.qwen2.tokenization_qwen2 import PRETOKENIZE_REGEX
 
     tok = Tokenizer(models.BPE())
     # The same normaliser and pre-tokenizer as transformers' Qwen2 tokenizer, which is what ``AutoTokenizer``
@@ -71,7 +85,7 @@ def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | Non
     tok.normalizer = normalizers.NFC()
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(Regex(PRETOKENIZE_REGEX), behavior="isolated", invert=False),
+            pre_tokenizers.Split(Regex(pretokenize_regex(digits)), behavior="isolated", invert=False),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
@@ -188,13 +202,14 @@ def build_tiny(
     layers: int = 2,
     hidden_size: int = 64,
     tokenizer_from: str | Path | None = None,
+    digits: int = 1,
 ) -> Path:
     """Build the tiny model and tokenizer (trained on ``tokenizer_from``'s rendered demonstrations when given)
     and save both to ``out``; returns the directory."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     texts = render_demonstrations(tokenizer_from) if tokenizer_from else None
-    tokenizer = build_tokenizer(vocab_size, texts)
+    tokenizer = build_tokenizer(vocab_size, texts, digits)
     model = build_model(tokenizer, seed=seed, hidden_size=hidden_size, layers=layers)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)

@@ -17,18 +17,18 @@ def _number(value: Any) -> float | None:
 
 
 def continue_with_grpo(work: Path, model: Path, train: list[Task], args: argparse.Namespace) -> dict[str, Any]:
-    """A few GRPO steps through the trl path (``train rl --engine trl``'s trainer, LoRA on the SFT model
-    ``model``, the compact template it was trained on, only the tools it was trained with: ``--tool-names``)
-    on training tasks; the adapter merged into ``work/grpo`` for evaluation."""
+    """A few steps of ``args.rl_algo`` (GRPO, GiGPO, ...) through the trl path (``train rl --engine trl``'s
+    trainer, LoRA on the SFT model ``model``, the compact template it was trained on, only the tools it was trained
+    with: ``--tool-names``) on training tasks; the adapter merged into ``work/<algo>`` for evaluation."""
     from coworkenv.synth.contract.taskfile import save_tasks
     from coworkenv.train.options import RLOptions
     from coworkenv.train.trl_rl import build_trainer, resolve_template
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     picked = train[: args.grpo_steps * args.grpo_tasks]
-    tasks_file = save_tasks(picked, work / "grpo_tasks.jsonl")
+    tasks_file = save_tasks(picked, work / f"{args.rl_algo}_tasks.jsonl")
     options = RLOptions(
-        tasks=str(tasks_file), model=str(model), out=str(work / "grpo-run"), algo="grpo", template="compact",
+        tasks=str(tasks_file), model=str(model), out=str(work / f"{args.rl_algo}-run"), algo=args.rl_algo, template="compact",
         group_size=args.grpo_group, tasks_per_step=args.grpo_tasks, steps=args.grpo_steps, lr=args.grpo_lr,
         lora_rank=16, lora_alpha=32, temperature=1.0, max_completion_length=args.grpo_length,
         max_tool_calls=args.max_turns, bf16=False, seed=0,
@@ -37,10 +37,11 @@ def continue_with_grpo(work: Path, model: Path, train: list[Task], args: argpars
     trainer = build_trainer(options, picked)
     trainer.train()
     merged = trainer.model.merge_and_unload()
-    merged.save_pretrained(str(work / "grpo"))
-    trainer.processing_class.save_pretrained(str(work / "grpo"))
+    merged.save_pretrained(str(work / args.rl_algo))
+    trainer.processing_class.save_pretrained(str(work / args.rl_algo))
     log = trainer.state.log_history
     return {
+        "algo": args.rl_algo,
         "template": resolve_template(options),
         "tasks": len(picked),
         "rewards": [_number(e["reward"]) for e in log if "reward" in e],  # None: every group rejected

@@ -104,3 +104,18 @@ def test_an_identifier_is_the_same_tokens_in_a_tool_result_and_in_a_call(tmp_pat
     assert id_pieces('"ticket_id": "tkt_1803"', "tkt_1803")[-4:] == list("1803")  # a digit a token
     text = 'is Aisha Quinn; {"ticket_id": "tkt_1803", "assignee_id": "usr_aisha_quinn"}'
     assert tokenizer.decode(tokenizer(text)["input_ids"]) == text
+
+
+def test_with_two_digits_a_token_an_id_is_digit_pairs_in_a_result_and_in_a_call(tmp_path: Path) -> None:
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
+    from coworkenv.train.tiny import build_tokenizer
+
+    texts = [f'{{"id": "tkt_{n:04d}", "created_at": "2026-04-12T23:{n % 60:02d}:00Z"}}' for n in range(0, 10000, 7)]
+    build_tokenizer(texts=texts, digits=2).save_pretrained(tmp_path)
+    tokenizer = load_tokenizer(tmp_path)  # the pre-tokenizer survives a save and reload
+    for text in ('{"id": "tkt_1803"}', '{"ticket_id": "tkt_1803", "public": true}'):
+        pieces = tokenizer.tokenize(text)
+        assert pieces[pieces.index("tkt") : pieces.index("tkt") + 4] == ["tkt", "_", "18", "03"]
+    assert tokenizer.tokenize("12345")[:2] == ["12", "34"]
+    with pytest.raises(ValueError, match="digits must be 1 or more"):
+        build_tokenizer(digits=0)
