@@ -75,7 +75,7 @@ def build_tokenizer(vocab_size: int = DEFAULT_VOCAB_SIZE, texts: list[str] | Non
     """A byte-level BPE trained on :func:`corpus` (plus ``texts``), as a ``PreTrainedTokenizerFast`` with the
     Qwen2.5 template. The chat template's markers are whole tokens, never merged into others. An identifier is
     the same tokens where a tool result shows it and where a call writes it (``"usr_aisha_quinn"``: ``usr _a
-    isha _ qu in n`` in both; digits one a token), so copying it is copying tokens."""
+    isha _ qu in n`` in both; numbers in pieces of up to ``digits`` digits), so copying it is copying tokens."""
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 

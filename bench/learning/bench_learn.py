@@ -124,6 +124,8 @@ def parse() -> argparse.Namespace:
             setattr(args, name, value)
     if args.quick:
         args.max_new_tokens, args.max_turns = min(args.max_new_tokens, 48), min(args.max_turns, 4)
+    if args.digits < 1:
+        parser.error(f"--digits must be 1 or more, not {args.digits}")
     if args.resume and not last_checkpoint(Path(args.work) / "sft"):
         parser.error(f"--resume: no checkpoint in {args.work}/sft to continue from; run once without --resume")
     return args
