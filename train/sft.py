@@ -244,7 +244,11 @@ def last_checkpoint(out: str | Path) -> Path | None:
     """The newest ``checkpoint-N`` folder a run saved in ``out`` that holds its trainer state, or None."""
     folders = [p for p in Path(out).glob("checkpoint-*") if p.name.split("-", 1)[1].isdigit()]
     whole = [p for p in folders if (p / "trainer_state.json").is_file()]
-    return max(whole, key=lambda p: int(p.name.split("-", 1)[1]), default=None)
+    return max(whole, key=_step_of, default=None)
+
+
+def _step_of(checkpoint: Path) -> int:
+    return int(checkpoint.name.split("-", 1)[1])
 
 
 def _eval_losses(log_history: list[dict[str, Any]]) -> list[tuple[int, float]]:
@@ -269,7 +273,15 @@ def run_sft(options: SFTOptions, callbacks: Sequence[Any] = ()) -> SFTResult:
             "export with --template compact for a small model (and prompt it with hf:PATH?template=compact)"
         )
     checkpoint = last_checkpoint(options.out) if options.resume else None
-    trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
+    if checkpoint is not None and 0 < options.max_steps <= _step_of(checkpoint):
+        # The run already reached --max-steps: the trainer would take one more step before it checks, so load the
+        # checkpoint's weights and state instead (the result is that checkpoint, not a step past it).
+        from transformers import TrainerState
+
+        trainer._load_from_checkpoint(str(checkpoint))
+        trainer.state = TrainerState.load_from_json(str(checkpoint / "trainer_state.json"))
+    else:
+        trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
     history = trainer.state.log_history
     if trainer.eval_dataset is not None and not any(
         "eval_loss" in e and e.get("step") == trainer.state.global_step for e in history

@@ -130,6 +130,23 @@ def test_a_stopped_run_resumes_from_its_checkpoint_and_a_first_resume_starts_fre
     assert all(math.isfinite(loss) for _, loss in summary["eval_losses"])
 
 
+def test_resuming_a_run_that_reached_its_steps_trains_no_step_more_and_keeps_its_weights(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    data = write_jsonl(tmp_path / "demos.jsonl", n=8)  # 4 steps an epoch: the run stops inside one
+    out = tmp_path / "run"
+    common = ["sft", "--data", str(data), "--model", str(tiny_model), "--out", str(out), *FAST]
+    common += ["--context-weight", "0.3", "--save-steps", "2", "--max-steps", "2"]
+    assert CliRunner().invoke(train_group, common).exit_code == 0
+    weights = (out / "checkpoint-2" / "model.safetensors").read_bytes()
+    again = CliRunner().invoke(train_group, [*common, "--resume"])
+    assert again.exit_code == 0, again.output
+    assert "trained 2 steps (resumed from checkpoint-2)" in again.output
+    assert not (out / "checkpoint-3").exists()
+    assert json.loads((out / "coworkenv_sft.json").read_text())["steps"] == 2
+    assert (out / "model.safetensors").read_bytes() == weights
+
+
 def test_the_summary_says_plainly_when_the_held_out_loss_did_not_fall(tmp_path: Path) -> None:
     fell = SFTResult(tmp_path, 10, 20, [8.0, 3.0], eval_losses=[(0, 8.1), (20, 3.2)])
     assert "held-out loss 8.1000 -> 3.2000" in sft_summary(fell, True) and "learnt nothing" not in sft_summary(
