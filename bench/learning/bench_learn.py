@@ -114,6 +114,10 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--grpo-group", type=int, default=4, help="GRPO: rollouts per task.")
     parser.add_argument("--grpo-tasks", type=int, default=2, help="GRPO: tasks per step.")
     parser.add_argument("--grpo-lr", type=float, default=2e-4, help="GRPO: learning rate (LoRA on the SFT model).")
+    parser.add_argument("--grpo-temperature", type=float, default=1.0, help="GRPO: sampling temperature of rollouts.")
+    parser.add_argument("--grpo-on", default="fresh", choices=("fresh", "train"),
+                        help="GRPO's tasks: fresh ones of the family (seeds from 200000: neither demonstrated nor "
+                             "held out), or the SFT's own training tasks.")  # fmt: skip
     parser.add_argument("--max-length", type=int, default=2048)
     parser.add_argument("--max-new-tokens", type=int, default=96)
     parser.add_argument("--max-turns", type=int, default=8)
@@ -197,7 +201,9 @@ def main() -> None:
           f"{summary['unseen_answers']['after']}; copying {after['copying']}", flush=True)  # fmt: skip
     if args.grpo_steps:
         t3 = time.perf_counter()
-        grpo = continue_with_grpo(work, sft, train, args)
+        seeds = range(200_000, 200_000 + args.grpo_steps * args.grpo_tasks)
+        rl_tasks = make_tasks(args.family, services, args.difficulty, seeds) if args.grpo_on == "fresh" else train
+        grpo = continue_with_grpo(work, sft, rl_tasks, args)
         grpo["after"] = evaluate(work / args.rl_algo, heldout, args)
         grpo["unseen_answers"] = subset(grpo["after"], novel)
         grpo["s"] = round(time.perf_counter() - t3, 1)

@@ -16,21 +16,22 @@ def _number(value: Any) -> float | None:
     return None if value is None or value != value else round(float(value), 3)
 
 
-def continue_with_grpo(work: Path, model: Path, train: list[Task], args: argparse.Namespace) -> dict[str, Any]:
+def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argparse.Namespace) -> dict[str, Any]:
     """A few steps of ``args.rl_algo`` (GRPO, GiGPO, ...) through the trl path (``train rl --engine trl``'s
     trainer, LoRA on the SFT model ``model``, the compact template it was trained on, only the tools it was trained
-    with: ``--tool-names``) on training tasks; the adapter merged into ``work/<algo>`` for evaluation."""
+    with: ``--tool-names``) on ``tasks`` (fresh ones of the family, or the training tasks: ``--grpo-on``); the
+    adapter merged into ``work/<algo>`` for evaluation."""
     from coworkenv.synth.contract.taskfile import save_tasks
     from coworkenv.train.options import RLOptions
     from coworkenv.train.trl_rl import build_trainer, resolve_template
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    picked = train[: args.grpo_steps * args.grpo_tasks]
+    picked = tasks[: args.grpo_steps * args.grpo_tasks]
     tasks_file = save_tasks(picked, work / f"{args.rl_algo}_tasks.jsonl")
     options = RLOptions(
         tasks=str(tasks_file), model=str(model), out=str(work / f"{args.rl_algo}-run"), algo=args.rl_algo, template="compact",
         group_size=args.grpo_group, tasks_per_step=args.grpo_tasks, steps=args.grpo_steps, lr=args.grpo_lr,
-        lora_rank=16, lora_alpha=32, temperature=1.0, max_completion_length=args.grpo_length,
+        lora_rank=16, lora_alpha=32, temperature=args.grpo_temperature, max_completion_length=args.grpo_length,
         max_tool_calls=args.max_turns, bf16=False, seed=0,
         tool_names=",".join(args.tools) if args.tools else None,
     )  # fmt: skip
