@@ -323,6 +323,13 @@ def _run_trl(options: RLOptions) -> None:
 @click.option("--lr", type=float, default=1e-5, show_default=True)
 @click.option("--max-new-tokens", type=int, default=512, show_default=True)
 @click.option("--full", is_flag=True, help="Full fine-tuning instead of LoRA.")
+@click.option(
+    "--template",
+    type=click.Choice(TEMPLATES),
+    help="The prompt's tool list, as export --template and hf:PATH?template= render it.  "
+    "[default: the one the teacher (else the student) was trained on (coworkenv_sft.json), else full]",
+)
+@click.option("--tool-names", help="Only these tools (comma-separated <service>__<tool>), as export --tool-names.")
 def distill_cmd(**values: Any) -> None:
     """On-policy distillation (trl's GKD trainer): the student samples each model turn of the tasks' reference
     episodes, the teacher scores its tokens."""

@@ -20,7 +20,14 @@ from typing import Any
 
 import anyio
 
-from coworkenv.harness.agents.hf_agent import to_chat
+from coworkenv.harness.agents.hf_agent import (
+    TEMPLATES,
+    only_tools,
+    prompt_messages,
+    recorded_template,
+    to_chat,
+    tool_names_option,
+)
 from coworkenv.harness.agents.registry import make_agent
 from coworkenv.harness.episode import run_episode
 from coworkenv.harness.tools import openai_tools, tool_views
@@ -47,10 +54,24 @@ class DistillOptions:
     lora_rank: int = 16
     lora_alpha: int = 32
     logging_steps: int = 1
+    template: str | None = None  # the prompt's tool list, full|compact; None: as the teacher was trained
+    tool_names: str | None = None  # only these tools (a,b,c: <service>__<tool>), as export --tool-names
+
+    def __post_init__(self) -> None:
+        if self.template is not None and self.template not in TEMPLATES:
+            raise OptionsError(f"unknown template {self.template!r}; use one of {', '.join(TEMPLATES)}")
+
+    def resolved_template(self) -> str:
+        """``template``, else the one the teacher (then the student) folder was trained on, else ``full``."""
+        found = (recorded_template(p) for p in (self.teacher, self.model) if p)
+        return self.template or next((t for t in found if t), None) or "full"
 
 
-def turn_rows(task: Task, tokenizer: Any) -> list[dict[str, Any]]:
-    """One row per model turn of the task's reference episode: the rendered prompt and the reference turn."""
+def turn_rows(
+    task: Task, tokenizer: Any, template: str = "full", tool_names: str | None = None
+) -> list[dict[str, Any]]:
+    """One row per model turn of the task's reference episode: the prompt rendered as the ``hf:`` agent renders
+    it under ``template`` (with only ``tool_names``, if given), and the reference turn."""
 
     async def play() -> Any:
         with anyio.fail_after(120):
@@ -58,13 +79,15 @@ def turn_rows(task: Task, tokenizer: Any) -> list[dict[str, Any]]:
 
     episode = anyio.run(play)
     chat = to_chat(episode.messages)
-    tools = openai_tools(tool_views(task.services))
+    listed = only_tools(openai_tools(tool_views(task.services)), tool_names_option(tool_names))
     rows = []
     for k, message in enumerate(chat):
         if message["role"] != "assistant":
             continue
-        prompt = tokenizer.apply_chat_template(chat[:k], tools=tools, add_generation_prompt=True, tokenize=False)
-        full = tokenizer.apply_chat_template(chat[: k + 1], tools=tools, tokenize=False)
+        before, tools = prompt_messages(chat[:k], listed, template)
+        prompt = tokenizer.apply_chat_template(before, tools=tools, add_generation_prompt=True, tokenize=False)
+        upto, tools = prompt_messages(chat[: k + 1], listed, template)
+        full = tokenizer.apply_chat_template(upto, tools=tools, tokenize=False)
         if not full.startswith(prompt):
             raise OptionsError("the chat template does not render an assistant turn after its generation prompt")
         prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
@@ -118,7 +141,8 @@ def build_distiller(options: DistillOptions, tasks: list[Task], **overrides: Any
     if not options.teacher:
         raise OptionsError("--teacher is required: a local model with the student's vocabulary")
     tokenizer = load_tokenizer(options.model)
-    rows = [row for task in tasks for row in turn_rows(task, tokenizer)]
+    template = options.resolved_template()
+    rows = [row for task in tasks for row in turn_rows(task, tokenizer, template, options.tool_names)]
     lora = None
     if not options.full:
         lora = LoraConfig(
