@@ -50,7 +50,8 @@ from learn_data import (
     subset,
     unseen,
 )
-from learn_grpo import continue_with_grpo  # beside this file (run as a script)
+from learn_distill import distill_into_smaller  # beside this file (run as a script)
+from learn_grpo import continue_with_grpo
 
 from coworkenv.harness.agents.hf_agent import load_tokenizer
 from coworkenv.harness.export.chat import token_lengths
@@ -118,6 +119,14 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--grpo-on", default="fresh", choices=("fresh", "train"),
                         help="GRPO's tasks: fresh ones of the family (seeds from 200000: neither demonstrated nor "
                              "held out), or the SFT's own training tasks.")  # fmt: skip
+    parser.add_argument(
+        "--distill-steps",
+        type=int,
+        default=0,
+        help="Then on-policy distillation from the SFT model into a smaller student, N steps.",
+    )
+    parser.add_argument("--student-layers", type=int, default=2, help="Distillation: the student's layers.")
+    parser.add_argument("--distill-lr", type=float, default=5e-4, help="Distillation: learning rate (full).")
     parser.add_argument("--max-length", type=int, default=2048)
     parser.add_argument("--max-new-tokens", type=int, default=96)
     parser.add_argument("--max-turns", type=int, default=8)
@@ -193,7 +202,7 @@ def main() -> None:
         "sft_steps": result.steps, "resumed_from": str(result.resumed_from) if result.resumed_from else None,
         "sft_loss_curve": curve(result.losses), "heldout_loss": result.eval_losses, "during_sft": during,
         "sft_s_this_run": round(time.perf_counter() - t2, 1), "wall_s_this_run": round(time.perf_counter() - t0, 1),
-        "grpo": None,
+        "grpo": None, "distill": None,
     }  # fmt: skip
     (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     print(f"held-out score {before['score']:.3f} -> {after['score']:.3f}, pass {before['pass_rate']:.2f} -> "
@@ -212,6 +221,24 @@ def main() -> None:
         print(f"{args.rl_algo} ({args.grpo_steps} steps, rewards {grpo['rewards']}): held-out score {after['score']:.3f} -> "
               f"{grpo['after']['score']:.3f}, pass {after['pass_rate']:.2f} -> {grpo['after']['pass_rate']:.2f}; "
               f"unseen-answer tasks {grpo['unseen_answers']} ({grpo['s']:.0f} s)")  # fmt: skip
+
+    if args.distill_steps:
+        t4 = time.perf_counter()
+        distill = distill_into_smaller(work, sft, train[:200], args)
+        distill["before"] = evaluate(work / "student-base", heldout, args)
+        distill["after"] = evaluate(work / "student", heldout, args)
+        distill["unseen_answers"] = {
+            "before": subset(distill["before"], novel),
+            "after": subset(distill["after"], novel),
+        }
+        distill["s"] = round(time.perf_counter() - t4, 1)
+        summary.update(distill=distill, wall_s_this_run=round(time.perf_counter() - t0, 1))
+        (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        print(f"distillation into {distill['student_parameters']:,} parameters ({args.distill_steps} steps, loss "
+              f"{distill['loss_curve'][:1]} -> {distill['loss_curve'][-1:]}): held-out score "
+              f"{distill['before']['score']:.3f} -> {distill['after']['score']:.3f} (teacher {after['score']:.3f}), "
+              f"pass {distill['before']['pass_rate']:.2f} -> {distill['after']['pass_rate']:.2f}; unseen-answer "
+              f"tasks {distill['unseen_answers']} ({distill['s']:.0f} s)")  # fmt: skip
 
 
 if __name__ == "__main__":

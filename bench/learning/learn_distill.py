@@ -1,0 +1,85 @@
+"""The learning bench's distillation step (``bench_learn.py --distill-steps``): on-policy distillation
+(``train distill``, trl's GKD) from the SFT model as teacher into a smaller student — the teacher's first and
+last layers (``--student-layers`` of them, evenly spaced), its embeddings and tokenizer — scored on the held-out
+tasks before and after."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from coworkenv.synth.contract.task import Task
+
+
+def kept_layers(layers: int, keep: int) -> list[int]:
+    """``keep`` of ``layers`` layer indices, evenly spaced, the first and the last among them."""
+    if keep >= layers:
+        return list(range(layers))
+    if keep == 1:
+        return [layers - 1]
+    return sorted({round(i * (layers - 1) / (keep - 1)) for i in range(keep)})
+
+
+def smaller_student(teacher: Path, out: Path, keep: int) -> Path:
+    """A student of ``keep`` of the teacher's layers (weights copied), its embeddings, norm and tokenizer."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(str(teacher))
+    config = AutoConfig.from_pretrained(str(teacher))
+    chosen = kept_layers(config.num_hidden_layers, keep)
+    config.num_hidden_layers = len(chosen)
+    if getattr(config, "layer_types", None):
+        config.layer_types = [config.layer_types[i] for i in chosen]
+    student = AutoModelForCausalLM.from_config(config)
+    state = {}
+    for name, tensor in model.state_dict().items():
+        if name.startswith("model.layers."):
+            index, rest = name[len("model.layers.") :].split(".", 1)
+            if int(index) not in chosen:
+                continue
+            name = f"model.layers.{chosen.index(int(index))}.{rest}"
+        state[name] = tensor
+    student.load_state_dict(state, strict=True)
+    student.save_pretrained(str(out))
+    load_tokenizer(teacher).save_pretrained(str(out))
+    return out
+
+
+def distill_into_smaller(work: Path, teacher: Path, tasks: list[Task], args: argparse.Namespace) -> dict[str, Any]:
+    """``args.distill_steps`` of on-policy distillation (every completion the student's, reverse KL) from
+    ``teacher`` into a ``--student-layers`` student (full fine-tuning), on the model turns of ``tasks``'
+    reference episodes, prompted as the teacher was trained (compact template, the family's tools)."""
+    from coworkenv.synth.contract.taskfile import save_tasks
+    from coworkenv.train.distill import DistillOptions, run_distill
+    from coworkenv.train.tiny import parameter_count
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    student = smaller_student(teacher, work / "student-base", args.student_layers)
+    tasks_file = save_tasks(tasks, work / "distill_tasks.jsonl")
+    options = DistillOptions(
+        tasks=str(tasks_file), model=str(student), teacher=str(teacher), out=str(work / "student"), full=True,
+        lmbda=1.0, beta=1.0, temperature=1.0, max_new_tokens=args.max_new_tokens, max_length=args.max_length,
+        steps=args.distill_steps, lr=args.distill_lr, batch_size=4, template="compact",
+        tool_names=",".join(args.tools) if args.tools else None, logging_steps=max(1, args.distill_steps // 20),
+    )  # fmt: skip
+    history = run_distill(options)
+    load_tokenizer_copy(student, work / "student")
+    return {
+        "student_layers": args.student_layers,
+        "student_parameters": parameter_count(student),
+        "teacher_parameters": parameter_count(teacher),
+        "tasks": len(tasks),
+        "steps": args.distill_steps,
+        "loss_curve": [round(float(e["loss"]), 4) for e in history if "loss" in e],
+    }
+
+
+def load_tokenizer_copy(source: Path, out: Path) -> None:
+    """The student's tokenizer as saved with it (its pre-tokenizer kept) beside the distilled weights."""
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
+
+    load_tokenizer(source).save_pretrained(str(out))
