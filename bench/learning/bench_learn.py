@@ -139,6 +139,10 @@ def parse() -> argparse.Namespace:
         args.max_new_tokens, args.max_turns = min(args.max_new_tokens, 48), min(args.max_turns, 4)
     if args.digits < 1:
         parser.error(f"--digits must be 1 or more, not {args.digits}")
+    if args.student_layers < 1 or args.student_layers > args.layers:
+        parser.error(f"--student-layers must be 1 to --layers ({args.layers}), not {args.student_layers}")
+    if args.distill_steps < 0 or args.grpo_steps < 0:
+        parser.error("--distill-steps and --grpo-steps must be 0 (off) or more")
     if args.resume and not last_checkpoint(Path(args.work) / "sft"):
         parser.error(f"--resume: no checkpoint in {args.work}/sft to continue from; run once without --resume")
     return args

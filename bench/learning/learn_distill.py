@@ -24,12 +24,14 @@ def kept_layers(layers: int, keep: int) -> list[int]:
 
 def smaller_student(teacher: Path, out: Path, keep: int) -> Path:
     """A student of ``keep`` of the teacher's layers (weights copied), its embeddings, norm and tokenizer."""
-    from transformers import AutoConfig, AutoModelForCausalLM
+    import copy
+
+    from transformers import AutoModelForCausalLM
 
     from coworkenv.harness.agents.hf_agent import load_tokenizer
 
     model = AutoModelForCausalLM.from_pretrained(str(teacher))
-    config = AutoConfig.from_pretrained(str(teacher))
+    config = copy.deepcopy(model.config)
     chosen = kept_layers(config.num_hidden_layers, keep)
     config.num_hidden_layers = len(chosen)
     if getattr(config, "layer_types", None):
@@ -53,6 +55,7 @@ def distill_into_smaller(work: Path, teacher: Path, tasks: list[Task], args: arg
     """``args.distill_steps`` of on-policy distillation (every completion the student's, reverse KL) from
     ``teacher`` into a ``--student-layers`` student (full fine-tuning), on the model turns of ``tasks``'
     reference episodes, prompted as the teacher was trained (compact template, the family's tools)."""
+    from coworkenv.harness.agents.hf_agent import load_tokenizer
     from coworkenv.synth.contract.taskfile import save_tasks
     from coworkenv.train.distill import DistillOptions, run_distill
     from coworkenv.train.tiny import parameter_count
@@ -67,7 +70,7 @@ def distill_into_smaller(work: Path, teacher: Path, tasks: list[Task], args: arg
         tool_names=",".join(args.tools) if args.tools else None, logging_steps=max(1, args.distill_steps // 20),
     )  # fmt: skip
     history = run_distill(options)
-    load_tokenizer_copy(student, work / "student")
+    load_tokenizer(student).save_pretrained(str(work / "student"))  # as saved with it: its pre-tokenizer kept
     return {
         "student_layers": args.student_layers,
         "student_parameters": parameter_count(student),
@@ -76,10 +79,3 @@ def distill_into_smaller(work: Path, teacher: Path, tasks: list[Task], args: arg
         "steps": args.distill_steps,
         "loss_curve": [round(float(e["loss"]), 4) for e in history if "loss" in e],
     }
-
-
-def load_tokenizer_copy(source: Path, out: Path) -> None:
-    """The student's tokenizer as saved with it (its pre-tokenizer kept) beside the distilled weights."""
-    from coworkenv.harness.agents.hf_agent import load_tokenizer
-
-    load_tokenizer(source).save_pretrained(str(out))
