@@ -246,7 +246,9 @@ ends in one line naming the option to lower.
 @click.option("--target-modules", help=f"'all-linear' or comma-separated names.  [default: {_RL.target_modules}]")
 @click.option("--max-new-tokens", type=int, help=f"Tokens per model turn.  [default: {_RL.max_new_tokens}]")
 @click.option("--temperature", type=float, help=f"Sampling temperature.  [default: {_RL.temperature}]")
-@click.option("--max-turns", type=int, help=f"Model turns per episode.  [default: {_RL.max_turns}]")
+@click.option(
+    "--max-turns", type=int, help=f"Model turns per episode (trl: the user's answers).  [default: {_RL.max_turns}]"
+)
 @click.option("--max-tool-calls", type=int, help=f"Tool calls per episode.  [default: {_RL.max_tool_calls}]")
 @click.option("--max-retries", type=int, help=f"Replays of a rejected group.  [default: {_RL.max_retries}]")
 @click.option("--gdpo-weights", help=f"GDPO reward weights.  [default: {_RL.gdpo_weights}]")

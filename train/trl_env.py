@@ -12,10 +12,12 @@ One instance plays one rollout at a time; trl pools instances and calls ``reset(
   a call goes to the kit's dispatcher (the direct door: same validation, errors and audit rows as MCP) or, in
   URL mode, over streamable HTTP to running MCP servers. An error comes back as ``Error: …``, as the harness
   shows it to a model.
-- The user simulator is the task's scripted user. trl's loop has one channel back to the model while it runs,
-  the tool result: a user message that fires after a tool call (``after_tool``/``after_calls`` turns, with their
-  workspace edits) is appended to that call's result as ``(Message from the user: …)``. trl ends a rollout at
-  the first reply without tool calls, so held-back facts and turns that answer a finished reply are not given.
+- The user simulator is the task's scripted user, as in the harness. A reply without tool calls is a finished
+  turn: :meth:`TaskEnvironment._user_reply` gives the user's answer to it (held-back facts, a scheduled turn with
+  its edits, a go-ahead), which :class:`~coworkenv.train.trl_grpo.CoworkGRPOTrainer` appends as a user message
+  and plays on from; None ends the rollout. A user message that fires after a tool call (``after_tool``/
+  ``after_calls`` turns, with their workspace edits) has one channel inside trl's tool loop, the tool result: it
+  is appended to that call's result as ``(Message from the user: …)``.
 - Rewards: ``get_reward()`` is the grader's score (:func:`coworkenv.synth.contract.grader.grade` over the final
   state, the audit log and what the agent said); :func:`score_reward`, :func:`completion_reward` and
   :func:`safety_reward` are trl reward functions that first hand the environment the agent's texts from the
@@ -82,6 +84,7 @@ class TaskEnvironment:
         self.said: list[str] | None = None
         self._grade: Grade | None = None
         self._anchor: str | None = None
+        self.ended = False
 
     # ------------------------------------------------------------------ trl's interface
     def reset(self, **row: Any) -> str:
@@ -91,7 +94,7 @@ class TaskEnvironment:
             raise ValueError(f"task {task.id} needs {task.services}; this environment has {list(self.services)}")
         self._task, self._key = task, key
         self.status, self.rejected, self.anchors, self.calls = OK, False, [], []
-        self.said, self._grade, self._anchor = None, None, None
+        self.said, self._grade, self._anchor, self.ended = None, None, None, False
         try:
             self._backend.start(key, task)
         except Exception as exc:
@@ -126,6 +129,20 @@ class TaskEnvironment:
             return None
         self._ctx.tool_calls = len(self.calls)
         return run_now(self._user.after_tool_call(name, dict(arguments), is_error, self._ctx))
+
+    def _user_reply(self, text: str) -> str | None:
+        """The user's answer to a finished turn that said ``text`` (the answer's workspace edits made), as the
+        harness's session gives it; None ends the conversation (and every later call answers None)."""
+        if self._user is None or self._ctx is None or self.ended:
+            return None
+        self._ctx.agent_turns += 1
+        edits = len(self._ctx.events)
+        reply = run_now(self._user.reply(text, self._ctx))
+        if len(self._ctx.events) != edits:
+            self._anchor = None  # the user changed the workspace: the next turn starts from a new state
+        if reply is None:
+            self.ended = True
+        return reply
 
     def _set_said(self, said: Sequence[str]) -> None:
         if self.said != list(said):

@@ -11,6 +11,14 @@ rewards are None, so trl gives it advantage 0 and leaves it out of every baselin
 process regenerates its whole local batch when any process has a bad group (generation involves collective
 operations, so all processes must generate the same number of times); only the bad groups' new rollouts are kept.
 
+The user's turns: trl's tool loop ends a rollout at the first reply without tool calls. Here a rollout goes on
+as a harness episode does: :meth:`CoworkGRPOTrainer._tool_call_loop` asks the rollout's environment for the user's
+answer to that reply (:meth:`~coworkenv.train.trl_env.TaskEnvironment._user_reply`), appends it as a user message
+(its tokens masked out of the loss, as tool results are), generates the next turn and runs trl's tool loop on it,
+until the user ends the conversation, ``max_user_turns`` answers were given, or the completion budget is spent; a
+rollout the user still had something to say to is *incomplete*. So a family that asks the user a question is
+rewarded for what the model does with the answer.
+
 GiGPO (``algo="gigpo"``) replaces trl's per-sequence advantages by per-token ones of shape (B, T), which trl's
 loss accepts: each model turn gets :func:`coworkenv.train.advantages.gigpo_advantages` of its rollout and turn,
 where a turn's anchor is the environment's state hash before the turn's first tool call (the final state for a
@@ -30,7 +38,7 @@ from typing import Any
 import torch
 
 from coworkenv.train.advantages import Step, gigpo_advantages
-from coworkenv.train.trl_env import INCOMPLETE, INFRA_ERROR, OK, TaskEnvironment
+from coworkenv.train.trl_env import INCOMPLETE, OK, TaskEnvironment
 
 _trl: Any = importlib.import_module("trl")  # the subclass reads trl's private attributes, which trl leaves untyped
 _LIST_FIELDS = (
@@ -56,9 +64,11 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
         gigpo_gamma: float = 0.95,
         template: str = "full",
         generation_batch: int | None = None,
+        max_user_turns: int = 30,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        self.max_user_turns = max_user_turns
         self.template = template
         self.generation_batch = generation_batch
         self.algo = algo
@@ -101,6 +111,134 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
             logprobs = None if lps is None or logprobs is None else logprobs + list(lps)
         return completions, logprobs
 
+    # ------------------------------------------------------------------ the user's turns
+    def _get_user_suffix_ids(self, message: dict[str, Any]) -> list[int]:
+        """The tokens between a finished assistant turn (its end-of-turn token included) and the next assistant
+        turn's first token: the user's message and the generation prompt, from the chat template (as trl's
+        ``_get_tool_suffix_ids`` does for tool results)."""
+        history = [{"role": "user", "content": "dummy"}, {"role": "assistant", "content": "dummy"}]
+        render = self.processing_class.apply_chat_template
+        kwargs = {"tokenize": True, "chat_template": self.chat_template, "return_dict": False}
+        prefix = list(render(history, add_generation_prompt=False, **kwargs, **self.chat_template_kwargs))
+        full = list(render([*history, message], add_generation_prompt=True, **kwargs, **self.chat_template_kwargs))
+        ends = [i for i, t in enumerate(prefix) if t == self._tokenizer.eos_token_id]
+        if ends:
+            prefix = prefix[: ends[-1] + 1]
+        if full[: len(prefix)] != prefix:
+            raise ValueError("the chat template renders a user message after an assistant turn as no plain suffix")
+        return full[len(prefix) :]
+
+    def _finished(self, i: int, completion_ids: list[list[int]], completions: list[Any]) -> str | None:
+        """The text of rollout ``i``'s last turn when it is a finished reply (no tool calls, ended by the model)."""
+        ids, last = completion_ids[i], completions[i][-1] if completions[i] else None
+        if not ids or ids[-1] not in [*self.eos_token_ids, self._tokenizer.pad_token_id]:
+            return None
+        if not isinstance(last, dict) or last.get("role") != "assistant" or last.get("tool_calls"):
+            return None
+        return str(last.get("content") or "")
+
+    def _tool_call_loop(
+        self,
+        prompts: list[Any],
+        prompt_ids: list[list[int]],
+        completion_ids: list[list[int]],
+        completions: list[Any],
+        logprobs: Any,
+        images: Any,
+        multimodal_fields: dict[str, Any],
+    ) -> tuple[Any, ...]:
+        out = super()._tool_call_loop(
+            prompts, prompt_ids, completion_ids, completions, logprobs, images, multimodal_fields
+        )
+        if not self.environments or images is not None or multimodal_fields:
+            return out
+        tool_mask, completions, completion_ids, logprobs, calls, failures, tool_images = out
+        answered = [0] * len(completions)
+        while True:
+            waiting: list[tuple[int, dict[str, Any], list[int]]] = []
+            for i, env in enumerate(self.environments):
+                text = self._finished(i, completion_ids, completions)
+                if text is None or env.ended:
+                    continue
+                reply = env._user_reply(text)
+                if reply is None:
+                    continue
+                if answered[i] >= self.max_user_turns:
+                    env.status = INCOMPLETE  # the user had more to say than the run allows
+                    continue
+                answered[i] += 1
+                message = {"role": "user", "content": reply}
+                suffix = self._get_user_suffix_ids(message)
+                if len(completion_ids[i]) + len(suffix) >= self.max_completion_length:
+                    env.status = INCOMPLETE  # no room left for the answer and a turn after it
+                    continue
+                waiting.append((i, message, suffix))
+            if not waiting:
+                return tool_mask, completions, completion_ids, logprobs, calls, failures, tool_images
+            calls, failures = self._next_turns(
+                waiting, prompts, prompt_ids, completion_ids, completions, logprobs, tool_mask, calls, failures
+            )
+
+    def _next_turns(
+        self,
+        waiting: list[tuple[int, dict[str, Any], list[int]]],
+        prompts: list[Any],
+        prompt_ids: list[list[int]],
+        completion_ids: list[list[int]],
+        completions: list[Any],
+        logprobs: Any,
+        tool_mask: list[list[int]],
+        calls: int,
+        failures: int,
+    ) -> tuple[int, int]:
+        """Each waiting rollout's next turn after the user's message, then trl's tool loop on those turns (run on
+        the subset: the per-rollout tables trl indexes are narrowed to it meanwhile); merged back in place."""
+        from trl.chat_template_utils import parse_response
+
+        rows = [i for i, _, _ in waiting]
+        heads = [completion_ids[i] + suffix for i, _, suffix in waiting]
+        new_ids, new_lps = self._generate_single_turn(
+            [prompt_ids[i] + head for i, head in zip(rows, heads, strict=True)], None, {}, num_generations=1
+        )
+        sub_ids, sub_lps, sub_turns, sub_prompts = [], [], [], []
+        for k, (i, message, suffix) in enumerate(waiting):
+            ids = list(new_ids[k])[: self.max_completion_length - len(heads[k])]
+            tools = self._env_tools[self._batch_environments[i]] if self.environment_factories else self.tools
+            turn = parse_response(self._tokenizer, ids, prefix=prompt_ids[i] + heads[k], tools=tools) if ids else {}
+            sub_ids.append(heads[k] + ids)
+            if logprobs is not None:
+                lps = list(new_lps[k])[: len(ids)] if new_lps is not None else [0.0] * len(ids)
+                sub_lps.append(logprobs[i] + [0.0] * len(suffix) + lps)
+            sub_turns.append([turn])  # {} when nothing was generated: no tool calls, nothing said
+            sub_prompts.append([*prompts[i], *completions[i], message])
+        narrowed = ("_sync_tool_dicts", "_async_tool_dicts", "_batch_environments")
+        kept = {name: self.__dict__.get(name) for name in narrowed}
+        for name, table in kept.items():
+            if table is not None:
+                self.__dict__[name] = [table[i] for i in rows]
+        try:
+            sub_mask, sub_turns, sub_ids, sub_lps_out, more_calls, more_failures, _ = super()._tool_call_loop(
+                sub_prompts,
+                [prompt_ids[i] for i in rows],
+                sub_ids,
+                sub_turns,
+                sub_lps if logprobs is not None else None,
+                None,
+                {},
+            )
+        finally:
+            for name, table in kept.items():
+                if table is not None:
+                    self.__dict__[name] = table
+        for k, (i, message, suffix) in enumerate(waiting):
+            head = len(completion_ids[i])
+            tool_mask[i] = tool_mask[i] + [0] * len(suffix) + sub_mask[k][head + len(suffix) :]
+            completions[i] = [*completions[i], message, *(turn for turn in sub_turns[k] if turn)]
+            completion_ids[i] = sub_ids[k]
+            if logprobs is not None:
+                logprobs[i] = sub_lps_out[k]
+        return calls + more_calls, failures + more_failures
+
     # ------------------------------------------------------------------ reject and retry
     def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:
         self._rows = list(inputs)
@@ -111,8 +249,8 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
 
     def _status(self, i: int, completion_ids: list[list[int]], completions: list[Any]) -> str:
         env = self.environments[i]
-        if env.status == INFRA_ERROR:
-            return INFRA_ERROR
+        if env.status != OK:
+            return str(env.status)
         ids = completion_ids[i]
         cut = not ids or ids[-1] not in [*self.eos_token_ids, self._tokenizer.pad_token_id]
         last = completions[i][-1] if completions[i] else {}

@@ -200,6 +200,7 @@ def build_trainer(
         gigpo_gamma=options.gigpo_gamma,
         template=template,
         generation_batch=plan.generation_batch,
+        max_user_turns=options.max_turns,
     )
     trainer.plan = plan
     return trainer

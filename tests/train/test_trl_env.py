@@ -200,6 +200,21 @@ def test_a_user_message_due_after_a_tool_call_arrives_with_that_calls_result() -
     assert result.endswith("(Message from the user: FYI: Kim is on call today.)")
 
 
+def test_a_finished_reply_gets_the_users_answer_as_in_the_harness_and_the_goodbye_ends_the_conversation() -> None:
+    from coworkenv.synth.generate.families import get_family
+
+    task = get_family("crm-clarify-contact").make(("crm",), "easy", 7)  # type: ignore[arg-type]
+    assert task.user is not None and task.user.held_back
+    env = CoworkEnvironment.for_services(task.services)()
+    env.reset(**task_rows([task])[0])
+    asked = next(m.content for m in replay(task).messages if m.role == "assistant" and m.content)
+    assert env._user_reply(asked) == task.user.held_back[0]
+    assert env._user_reply("Done: the phone number is updated.") is None and env.ended
+    assert env._user_reply("Anything else?") is None
+    env.reset(**task_rows([task])[0])
+    assert not env.ended
+
+
 @pytest.fixture
 def served_tickets(tmp_path: Path) -> Iterator[tuple[str, str]]:
     """``coworkenv serve tickets --transport http`` on 127.0.0.1 with TASK's seed and clock."""

@@ -136,6 +136,77 @@ def test_a_group_still_bad_after_its_retries_is_rejected_and_scores_nothing(tiny
     assert logged["reward"] != logged["reward"] or logged["reward"] is None  # NaN: nothing was scored
 
 
+def clarify_script() -> tuple[Any, list[str]]:
+    """A task that asks the user (search, ask which contact, update) and its replayed turns as completion texts."""
+    from coworkenv.synth.generate.families import get_family
+
+    task = get_family("crm-clarify-contact").make(("crm",), "easy", 7)  # type: ignore[arg-type]
+
+    async def go() -> Any:
+        with anyio.fail_after(30):
+            return await run_episode(task, make_agent("replay"))
+
+    texts = []
+    for message in anyio.run(go).messages:
+        if message.role != "assistant":
+            continue
+        calls = [json.dumps({"name": c.name, "arguments": c.arguments}) for c in message.tool_calls]
+        said = "".join(f"<tool_call>\n{c}\n</tool_call>" for c in calls) or message.content
+        texts.append(said + "<|im_end|>")
+    return task, texts
+
+
+class Clarifying(CoworkGRPOTrainer):
+    """Generation replaced by the replayed turns of a task that asks the user, by the number of turns so far."""
+
+    script: list[str] = []
+
+    def _generate_single_turn(self, prompt_ids: Any, *args: Any, **kwargs: Any) -> tuple[list[list[int]], None]:
+        turns = [self._tokenizer.decode(ids).count("<|im_start|>assistant") - 1 for ids in prompt_ids]
+        texts = [self.script[n] if n < len(self.script) else "Done.<|im_end|>" for n in turns]
+        return [self._tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts], None
+
+
+def test_a_rollout_goes_on_after_the_users_answer_and_is_rewarded_for_what_it_does_with_it(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    from coworkenv.synth.contract.taskfile import save_tasks
+    from coworkenv.train.trl_rl import build_trainer
+
+    task, script = clarify_script()
+    assert any("<tool_call>" not in text for text in script[:-1])  # the replay asks before it updates
+    tasks = save_tasks([task], tmp_path / "tasks.jsonl")
+    trainer_cls = type("Script", (Clarifying,), {"script": script})
+    trainer = build_trainer(options(tiny_model, tmp_path, "grpo", tasks=str(tasks)), [task], trainer_cls)
+    output = trainer._generate_and_score_completions(next(iter(trainer.get_train_dataloader())))
+    answer = task.user.held_back[0]
+    for env, completion in zip(trainer.environments, trainer._completions, strict=True):
+        assert [m["role"] for m in completion].count("user") == 1
+        assert any(m["role"] == "user" and m["content"] == answer for m in completion)
+        assert env._graded().score == 1.0 and env.ended
+    ids, learnt = output["completion_ids"][0], (output["completion_mask"] * output["tool_mask"])[0].bool()
+    whole, trained = trainer._tokenizer.decode(ids), trainer._tokenizer.decode(ids[learnt])
+    assert answer in whole and answer not in trained  # the user's words are context, not the model's to learn
+    assert "crm__update_contact" in trained and trained.count("<|im_end|>") == len(script) + 1
+
+
+def test_a_rollout_the_user_still_had_an_answer_for_when_its_turns_ran_out_is_incomplete(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    from coworkenv.synth.contract.taskfile import save_tasks
+    from coworkenv.train.trl_rl import build_trainer
+
+    task, script = clarify_script()
+    tasks = save_tasks([task], tmp_path / "tasks.jsonl")
+    trainer_cls = type("Script", (Clarifying,), {"script": script})
+    trainer = build_trainer(
+        options(tiny_model, tmp_path, "grpo", tasks=str(tasks), max_turns=0, max_retries=0), [task], trainer_cls
+    )
+    trainer._generate_and_score_completions(next(iter(trainer.get_train_dataloader())))
+    assert trainer.group_stats == {"incomplete": 2, "rejected": 1}
+    assert all(env.rejected and env._graded() is None for env in trainer.environments)
+
+
 def test_trls_warning_for_an_unscored_rollout_is_one_line_not_the_whole_task(caplog: pytest.LogCaptureFixture) -> None:
     import logging
 
