@@ -244,6 +244,7 @@ ends in one line naming the option to lower.
 @click.option("--lora-rank", type=int, help=f"LoRA rank (new adapters).  [default: {_RL.lora_rank}]")
 @click.option("--lora-alpha", type=int, help=f"LoRA alpha.  [default: {_RL.lora_alpha}]")
 @click.option("--target-modules", help=f"'all-linear' or comma-separated names.  [default: {_RL.target_modules}]")
+@click.option("--full", is_flag=True, default=None, help="trl: train every weight instead of LoRA; for small models.")
 @click.option("--max-new-tokens", type=int, help=f"Tokens per model turn.  [default: {_RL.max_new_tokens}]")
 @click.option("--temperature", type=float, help=f"Sampling temperature.  [default: {_RL.temperature}]")
 @click.option(

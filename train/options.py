@@ -183,6 +183,7 @@ class RLOptions(LoraOptions):
     logging_steps: int = 1
     template: str | None = None  # trl engine: the prompt's tool list, full|compact; None: as the model was trained
     tool_names: str | None = None  # trl engine: only these tools (a,b,c: <service>__<tool>), as export --tool-names
+    full: bool = False  # trl engine: train every weight (a small model trained from scratch) instead of LoRA
 
     def __post_init__(self) -> None:
         if self.template is not None and self.template not in TEMPLATES:
@@ -195,6 +196,10 @@ class RLOptions(LoraOptions):
             raise OptionsError(f"unknown algo {self.algo!r}; use one of {', '.join(ALGOS)}")
         if self.tool_names and self.engine != "trl":
             raise OptionsError("--tool-names is an option of the trl engine (--engine trl)")
+        if self.full and self.engine != "trl":
+            raise OptionsError("--full is an option of the trl engine (--engine trl)")
+        if self.full and self.adapter:
+            raise OptionsError("--full trains the model's own weights: give a merged model as --model, not --adapter")
         if self.group_size < 2:
             raise OptionsError("group_size must be at least 2: advantages compare rollouts of one task")
         if self.tasks_per_step < 1:

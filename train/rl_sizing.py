@@ -8,8 +8,8 @@ memory estimate checked against what the machine has free.
 - The step's rollouts (``--group-size`` × ``--tasks-per-step``) are generated in the largest chunks that fit (trl
   generates them all at once; :class:`~coworkenv.train.trl_grpo.CoworkGRPOTrainer` splits them) and trained in the
   largest micro-batches that fit (gradient accumulation): the same samples per optimizer step either way.
-- The estimate, in bytes (a rough model, conservative on purpose): weights (parameters × dtype); LoRA gradients
-  and AdamW states (12 bytes a trainable parameter); generation (the rollouts' KV cache and the prompts' prefill
+- The estimate, in bytes (a rough model, conservative on purpose): weights (parameters × dtype); the trainable
+  weights' gradients and AdamW states (12 bytes a trainable parameter: the LoRA adapters', every one with ``full``); generation (the rollouts' KV cache and the prompts' prefill
   with its B × P² attention mask; nothing with vLLM, which sizes itself); training a micro-batch (activations ~
   batch × sequence × (8 × hidden + 3 × intermediate) × layers × dtype, one hidden vector a layer with gradient
   checkpointing; the attention mask and scores ~ batch × sequence² × (6 + 4 × layers) bytes on CPU, × 2 with
@@ -113,7 +113,15 @@ class Runtime:
 
 
 def estimate(
-    shape: ModelShape, *, chunk: int, micro_batch: int, prompt: int, completion: int, rank: int, runtime: Runtime
+    shape: ModelShape,
+    *,
+    chunk: int,
+    micro_batch: int,
+    prompt: int,
+    completion: int,
+    rank: int,
+    runtime: Runtime,
+    full: bool = False,
 ) -> MemoryEstimate:
     """Bytes of one RL step whose rollouts are generated ``chunk`` at a time and trained ``micro_batch`` at a time."""
     dtype, sequence = runtime.dtype_bytes, prompt + completion
@@ -126,7 +134,7 @@ def estimate(
     logits = micro_batch * completion * shape.vocab * (2 * dtype + 4)
     return MemoryEstimate(
         weights=float(shape.parameters() * dtype),
-        optimizer=float(shape.lora_parameters(rank) * 12),
+        optimizer=float((shape.parameters() if full else shape.lora_parameters(rank)) * 12),
         generation=0.0 if runtime.vllm else float(kv_cache + prefill),
         training=float(activations + micro_batch * sequence * sequence * square + logits),
     )
@@ -212,6 +220,7 @@ def plan_rl(options: RLOptions, shape: ModelShape, prompt_tokens: int, budget: f
             completion=completion,
             rank=options.lora_rank,
             runtime=runtime,
+            full=options.full,
         )
 
     for completion in lengths:

@@ -82,8 +82,8 @@ def reward_functions(algo: str) -> list[Any]:
 
 
 def peft_config(options: RLOptions) -> Any:
-    if options.adapter:
-        return None  # the adapter comes with the model (see load_model)
+    if options.adapter or options.full:
+        return None  # the adapter comes with the model (see load_model); --full trains every weight
     from peft import LoraConfig
 
     return LoraConfig(

@@ -116,6 +116,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--grpo-tasks", type=int, default=2, help="GRPO: tasks per step.")
     parser.add_argument("--grpo-lr", type=float, default=2e-4, help="GRPO: learning rate (LoRA on the SFT model).")
     parser.add_argument("--grpo-temperature", type=float, default=1.0, help="GRPO: sampling temperature of rollouts.")
+    parser.add_argument("--grpo-full", action="store_true", help="GRPO: train every weight instead of LoRA.")
     parser.add_argument("--grpo-on", default="fresh", choices=("fresh", "train"),
                         help="GRPO's tasks: fresh ones of the family (seeds from 200000: neither demonstrated nor "
                              "held out), or the SFT's own training tasks.")  # fmt: skip

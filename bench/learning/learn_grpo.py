@@ -1,5 +1,5 @@
 """The learning bench's last step (``bench_learn.py --grpo-steps``): a few GRPO steps through the trl path from
-the SFT checkpoint, the adapter merged for evaluation."""
+the SFT checkpoint (LoRA, or every weight with ``--grpo-full``), the adapter merged for evaluation."""
 
 from __future__ import annotations
 
@@ -33,11 +33,11 @@ def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argpars
         group_size=args.grpo_group, tasks_per_step=args.grpo_tasks, steps=args.grpo_steps, lr=args.grpo_lr,
         lora_rank=16, lora_alpha=32, temperature=args.grpo_temperature, max_completion_length=args.grpo_length,
         max_tool_calls=args.max_turns, bf16=False, seed=0,
-        tool_names=",".join(args.tools) if args.tools else None,
+        tool_names=",".join(args.tools) if args.tools else None, full=args.grpo_full,
     )  # fmt: skip
     trainer = build_trainer(options, picked)
     trainer.train()
-    merged = trainer.model.merge_and_unload()
+    merged = trainer.model if args.grpo_full else trainer.model.merge_and_unload()
     merged.save_pretrained(str(work / args.rl_algo))
     trainer.processing_class.save_pretrained(str(work / args.rl_algo))
     log = trainer.state.log_history

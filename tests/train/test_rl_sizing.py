@@ -85,6 +85,23 @@ def test_the_estimate_is_not_below_what_was_measured_on_the_tiny_model() -> None
     assert trained.training >= 0.47 * GB and generated.generation >= 0.79 * GB
 
 
+def test_full_training_counts_every_weights_gradient_and_optimizer_state_where_lora_counts_the_adapters() -> None:
+    lora = plan_rl(rl(), QWEN_8B, 6000, 80 * GB, GPU)
+    assert lora.estimate.optimizer == QWEN_8B.lora_parameters(16) * 12
+    assert estimate(
+        TINY, chunk=1, micro_batch=1, prompt=8, completion=8, rank=16, runtime=CPU, full=True
+    ).optimizer == (TINY.parameters() * 12)
+    with pytest.raises(OptionsError, match="the model alone does not fit"):
+        plan_rl(rl(full=True), QWEN_8B, 6000, 80 * GB, GPU)  # 8B weights + 96 GB of optimizer state
+
+
+def test_full_is_a_trl_option_on_a_merged_model_and_says_so_otherwise() -> None:
+    with pytest.raises(OptionsError, match="--full is an option of the trl engine"):
+        rl(full=True, engine="native")
+    with pytest.raises(OptionsError, match="not --adapter"):
+        rl(full=True, adapter="a")
+
+
 def sized(tiny_model: Path, tasks: Path, **values: Any) -> Any:
     from coworkenv.harness.agents.hf_agent import load_tokenizer
     from coworkenv.harness.run import load_task_set

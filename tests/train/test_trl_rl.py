@@ -98,6 +98,16 @@ def test_one_trl_step_per_algorithm_trains_on_the_graders_rewards_and_writes_trl
     assert json.loads((tmp_path / "coworkenv_rl.json").read_text())["engine"] == "trl"
 
 
+def test_full_rl_trains_the_models_own_weights_and_writes_a_whole_model(tiny_model: Path, tmp_path: Path) -> None:
+    from safetensors.torch import load_file
+
+    run_trl_rl(options(tiny_model, tmp_path, "grpo", full=True), trainer_cls=Scripted)
+    assert not (tmp_path / "adapter_model.safetensors").exists()
+    before, after = load_file(tiny_model / "model.safetensors"), load_file(tmp_path / "model.safetensors")
+    assert before.keys() == after.keys()
+    assert any(not after[k].equal(before[k]) for k in before)  # one step at lr 1e-2 moved the weights
+
+
 def test_gigpo_gives_each_turn_its_own_advantage_from_its_anchor_state(tiny_model: Path, tmp_path: Path) -> None:
     from coworkenv.synth.contract.taskfile import load_task
     from coworkenv.train.trl_rl import build_trainer
