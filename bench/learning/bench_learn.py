@@ -128,6 +128,12 @@ def parse() -> argparse.Namespace:
     )
     parser.add_argument("--student-layers", type=int, default=2, help="Distillation: the student's layers.")
     parser.add_argument("--distill-lr", type=float, default=5e-4, help="Distillation: learning rate (full).")
+    parser.add_argument(
+        "--distill-lmbda",
+        type=float,
+        default=1.0,
+        help="Distillation: share of steps on the student's own samples (else the reference turns).",
+    )
     parser.add_argument("--max-length", type=int, default=2048)
     parser.add_argument("--max-new-tokens", type=int, default=96)
     parser.add_argument("--max-turns", type=int, default=8)
@@ -142,6 +148,8 @@ def parse() -> argparse.Namespace:
         parser.error(f"--digits must be 1 or more, not {args.digits}")
     if args.student_layers < 1 or args.student_layers > args.layers:
         parser.error(f"--student-layers must be 1 to --layers ({args.layers}), not {args.student_layers}")
+    if not 0.0 <= args.distill_lmbda <= 1.0:
+        parser.error(f"--distill-lmbda must be between 0 and 1, not {args.distill_lmbda}")
     if args.distill_steps < 0 or args.grpo_steps < 0:
         parser.error("--distill-steps and --grpo-steps must be 0 (off) or more")
     if args.resume and not last_checkpoint(Path(args.work) / "sft"):

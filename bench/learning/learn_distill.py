@@ -52,7 +52,8 @@ def smaller_student(teacher: Path, out: Path, keep: int) -> Path:
 
 
 def distill_into_smaller(work: Path, teacher: Path, tasks: list[Task], args: argparse.Namespace) -> dict[str, Any]:
-    """``args.distill_steps`` of on-policy distillation (every completion the student's, reverse KL) from
+    """``args.distill_steps`` of on-policy distillation (a ``--distill-lmbda`` share of completions the student's,
+    the rest the reference turns; reverse KL) from
     ``teacher`` into a ``--student-layers`` student (full fine-tuning), on the model turns of ``tasks``'
     reference episodes, prompted as the teacher was trained (compact template, the family's tools)."""
     from coworkenv.harness.agents.hf_agent import load_tokenizer
@@ -65,7 +66,7 @@ def distill_into_smaller(work: Path, teacher: Path, tasks: list[Task], args: arg
     tasks_file = save_tasks(tasks, work / "distill_tasks.jsonl")
     options = DistillOptions(
         tasks=str(tasks_file), model=str(student), teacher=str(teacher), out=str(work / "student"), full=True,
-        lmbda=1.0, beta=1.0, temperature=1.0, max_new_tokens=args.max_new_tokens, max_length=args.max_length,
+        lmbda=args.distill_lmbda, beta=1.0, temperature=1.0, max_new_tokens=args.max_new_tokens, max_length=args.max_length,
         steps=args.distill_steps, lr=args.distill_lr, batch_size=4, template="compact",
         tool_names=",".join(args.tools) if args.tools else None, logging_steps=max(1, args.distill_steps // 20),
     )  # fmt: skip
@@ -77,5 +78,6 @@ def distill_into_smaller(work: Path, teacher: Path, tasks: list[Task], args: arg
         "teacher_parameters": parameter_count(teacher),
         "tasks": len(tasks),
         "steps": args.distill_steps,
+        "lmbda": args.distill_lmbda,
         "loss_curve": [round(float(e["loss"]), 4) for e in history if "loss" in e],
     }
