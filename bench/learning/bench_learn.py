@@ -22,8 +22,10 @@ conversation, then GRPO from that checkpoint.
    (``learn_grpo.py``), held-out score again. With ``--resume`` on a finished SFT run, only this step runs anew.
 
 Reproduce (``B``: ``HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py``):
-    B --work W                            # the recipe: 3,200 steps, ~70 min on 2 cores; held-out 0.000 -> 0.500
-                                          # (result-2026-12-05-digit-pairs.json; stop it any time)
+    B --work W                            # the recipe: 3,200 steps of SFT, ~75 min on 2 cores, held-out 0.000 ->
+                                          # 0.05-0.65 (0.333 in result-2026-12-06c-digit-pairs-3200.json; stop it
+                                          # any time), then 25 GRPO steps (2 tasks x 8 rollouts, ~21 min):
+                                          # 0.333 -> 0.408 (result-2026-12-06c-digit-pairs-3200-grpo.json)
     B --work W --resume                   # continue from W/sft's newest checkpoint, to --steps in all
     B --work W --resume --steps 6000      # ... and further
     B --quick                             # ~3 min: plumbing, not learning
@@ -63,9 +65,9 @@ from coworkenv.train.sft import last_checkpoint, run_sft
 from coworkenv.train.tiny import build_tiny, parameter_count
 
 FULL = {"train": 1200, "heldout": 24, "layers": 4, "hidden": 256, "vocab": 4096, "steps": 3200, "batch": 4,
-        "grpo_steps": 4, "grpo_length": 3072, "save_every": 100}  # fmt: skip
+        "grpo_steps": 25, "grpo_group": 8, "grpo_length": 3072, "save_every": 100}  # fmt: skip
 QUICK = {"train": 40, "heldout": 4, "layers": 2, "hidden": 64, "vocab": 1024, "steps": 12, "batch": 2,
-         "grpo_steps": 1, "grpo_length": 192, "save_every": 6}  # fmt: skip
+         "grpo_steps": 1, "grpo_group": 4, "grpo_length": 192, "save_every": 6}  # fmt: skip
 
 
 def scoring_every(every: int, work: Path, heldout: list[Task], novel: list[Task], held_rows: list[dict[str, Any]],
@@ -112,10 +114,9 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--eval-every", type=int, default=0, help="Score the held-out tasks every N steps too.")
     parser.add_argument("--resume", action="store_true", help="Continue from WORK/sft's newest checkpoint.")
     parser.add_argument("--rl-algo", default="grpo", choices=ALGOS, help="The RL algorithm after SFT.")
-    parser.add_argument("--grpo-group", type=int, default=4, help="GRPO: rollouts per task.")
     parser.add_argument("--grpo-tasks", type=int, default=2, help="GRPO: tasks per step.")
-    parser.add_argument("--grpo-lr", type=float, default=2e-4, help="GRPO: learning rate (LoRA on the SFT model).")
-    parser.add_argument("--grpo-temperature", type=float, default=1.0, help="GRPO: sampling temperature of rollouts.")
+    parser.add_argument("--grpo-lr", type=float, default=3e-4, help="GRPO: learning rate (LoRA on the SFT model).")
+    parser.add_argument("--grpo-temperature", type=float, default=0.7, help="GRPO: sampling temperature of rollouts.")
     parser.add_argument("--grpo-full", action="store_true", help="GRPO: train every weight instead of LoRA.")
     parser.add_argument("--grpo-on", default="fresh", choices=("fresh", "train"),
                         help="GRPO's tasks: fresh ones of the family (seeds from 200000: neither demonstrated nor "
