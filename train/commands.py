@@ -10,6 +10,7 @@ import click
 
 from coworkenv.train.options import (
     ALGOS,
+    AT_LIMIT,
     ENGINES,
     PAPER_MODEL,
     TEMPLATES,
@@ -203,7 +204,10 @@ output folder is trl's (trainer_state.json holds the reward logs). --engine nati
 normalised separately, weighted by --gdpo-weights), gigpo (episode advantage plus --gigpo-omega × step
 advantage over turns that start from the same environment state). A rollout without a grade is dropped; a
 group with an incomplete (turn/time limit) or infrastructure-failed rollout is played again, up to
---max-retries times; metrics.jsonl counts both. Start from SFT with --adapter DIR (the output of train sft).
+--max-retries times; metrics.jsonl counts both. --at-limit grade keeps a rollout that ran into the run's own
+limits (trl: --max-completion-length, the tool-calling iterations, --max-turns; native: --max-turns,
+--max-tool-calls) and grades the state it reached, as the harness does, so a policy that loops scores low
+instead of going unseen; infrastructure faults and wall-time limits are rejected either way. Start from SFT with --adapter DIR (the output of train sft).
 
 --template compact (trl): the prompt lists the tools in the system message, as export --template compact and
 hf:PATH?template=compact do; by default, the template the model (or adapter) folder was trained on.
@@ -252,6 +256,11 @@ ends in one line naming the option to lower.
 )
 @click.option("--max-tool-calls", type=int, help=f"Tool calls per episode.  [default: {_RL.max_tool_calls}]")
 @click.option("--max-retries", type=int, help=f"Replays of a rejected group.  [default: {_RL.max_retries}]")
+@click.option(
+    "--at-limit",
+    type=click.Choice(AT_LIMIT),
+    help=f"A rollout that ran into the run's limits: reject its group, or grade it.  [default: {_RL.at_limit}]",
+)
 @click.option("--gdpo-weights", help=f"GDPO reward weights.  [default: {_RL.gdpo_weights}]")
 @click.option("--gigpo-omega", type=float, help=f"GiGPO step-advantage weight.  [default: {_RL.gigpo_omega}]")
 @click.option("--gigpo-gamma", type=float, help=f"GiGPO discount.  [default: {_RL.gigpo_gamma}]")

@@ -146,6 +146,12 @@ def merge_options(cls: type[T], file_values: dict[str, Any], cli_values: dict[st
 ALGOS = ("grpo", "dr_grpo", "gdpo", "gigpo")
 ENGINES = ("trl", "native")
 VLLM_MODES = ("colocate", "server")
+# What a rollout that ran into the run's own limits (trl: the completion length, the tool-calling iterations, the
+# user's turns; native: --max-turns, --max-tool-calls) counts as. reject: its group is played again, then left out
+# (an episode cut short says little about the policy). grade: graded at its final state, as the harness grades a
+# max_turns episode, so a policy that loops or rambles learns that it scores low. Infrastructure faults and
+# wall-time limits are always rejected: they are the machine's, not the policy's.
+AT_LIMIT = ("reject", "grade")
 
 
 @dataclasses.dataclass
@@ -165,6 +171,7 @@ class RLOptions(LoraOptions):
     max_turns: int = 30
     max_tool_calls: int = 60
     max_retries: int = 2
+    at_limit: str = "reject"  # a rollout that ran into the run's limits: reject its group (retry) or grade it
     clip_eps: float = 0.2
     gdpo_weights: str = "completion=1,safety=1"  # GDPO's reward components and their weights
     gigpo_omega: float = 1.0
@@ -194,6 +201,8 @@ class RLOptions(LoraOptions):
             raise OptionsError(f"unknown vllm_mode {self.vllm_mode!r}; use one of {', '.join(VLLM_MODES)}")
         if self.algo not in ALGOS:
             raise OptionsError(f"unknown algo {self.algo!r}; use one of {', '.join(ALGOS)}")
+        if self.at_limit not in AT_LIMIT:
+            raise OptionsError(f"unknown at_limit {self.at_limit!r}; use one of {', '.join(AT_LIMIT)}")
         if self.tool_names and self.engine != "trl":
             raise OptionsError("--tool-names is an option of the trl engine (--engine trl)")
         if self.full and self.engine != "trl":

@@ -211,7 +211,7 @@ def run_rl(options: RLOptions, inner: InnerFactory | None = None) -> list[dict[s
         )
 
     config = EpisodeConfig(max_turns=options.max_turns, max_tool_calls=options.max_tool_calls)
-    rollouts = EpisodeRollouts(make_agent, config)
+    rollouts = EpisodeRollouts(make_agent, config, options.at_limit)
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(options.seed)

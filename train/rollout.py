@@ -60,14 +60,20 @@ def turn_anchors(trajectory: Trajectory, turns: int) -> list[str]:
     return out
 
 
-def to_rollout(trajectory: Trajectory, agent: PolicyAgent) -> Rollout:
+def to_rollout(trajectory: Trajectory, agent: PolicyAgent, at_limit: str = "reject") -> Rollout:
+    """The rollout of a played episode. With ``at_limit="grade"`` an episode that ran into its turn or tool-call
+    limit (``max_turns``) is kept, with its grade, instead of rejecting its group; a wall-time ``timeout`` is
+    always rejected (it depends on the machine)."""
     grade = trajectory.grade
     rewards = None
     if grade is not None:
         rewards = {"completion": grade.completion, "safety": grade.safety, "score": grade.score}
+    status = STATUS_MAP.get(trajectory.status, INFRA_ERROR)
+    if at_limit == "grade" and trajectory.status == "max_turns" and grade is not None:
+        status = OK
     return Rollout(
         task_id=trajectory.task_id,
-        status=STATUS_MAP.get(trajectory.status, INFRA_ERROR),
+        status=status,
         rewards=rewards,
         segments=agent.segments,
         anchors=turn_anchors(trajectory, agent.turns),
@@ -84,9 +90,15 @@ class EpisodeRollouts:
     """A :data:`RolloutFn` that runs harness episodes, each with a fresh :class:`PolicyAgent` from
     ``make_agent(task, index)``. Each task is seeded once and forked per episode; :meth:`close` frees them."""
 
-    def __init__(self, make_agent: Callable[[Task, int], PolicyAgent], config: EpisodeConfig | None = None) -> None:
+    def __init__(
+        self,
+        make_agent: Callable[[Task, int], PolicyAgent],
+        config: EpisodeConfig | None = None,
+        at_limit: str = "reject",
+    ) -> None:
         self.make_agent = make_agent
         self.config = config
+        self.at_limit = at_limit
         self._baselines: dict[str, Baseline] = {}
 
     async def __call__(self, task: Task, index: int) -> Rollout:
@@ -94,7 +106,7 @@ class EpisodeRollouts:
         if task.id not in self._baselines:
             self._baselines[task.id] = Baseline.of(task)
         trajectory = await run_episode(task, agent, trial=index, config=self.config, baseline=self._baselines[task.id])
-        return to_rollout(trajectory, agent)
+        return to_rollout(trajectory, agent, self.at_limit)
 
     def close(self) -> None:
         for baseline in self._baselines.values():

@@ -7,7 +7,9 @@ rollouts happen inside the trainer). A rollout is *incomplete* when its last tur
 ``max_completion_length``) or still asked for tools (``max_tool_calling_iterations``), and *infra_error* when a
 tool call crashed outside the kit's answers (a dead MCP server). A group holding one is played again, whole,
 with fresh environments, up to ``max_group_retries`` times; a group still bad after that is rejected: its
-rewards are None, so trl gives it advantage 0 and leaves it out of every baseline. With several processes, every
+rewards are None, so trl gives it advantage 0 and leaves it out of every baseline. With ``at_limit="grade"`` an
+incomplete rollout is graded instead, at the state it reached (as the harness grades an episode that hit its
+turn limit): a policy that loops until the budget runs out then scores low rather than going unseen. With several processes, every
 process regenerates its whole local batch when any process has a bad group (generation involves collective
 operations, so all processes must generate the same number of times); only the bad groups' new rollouts are kept.
 
@@ -65,10 +67,12 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
         template: str = "full",
         generation_batch: int | None = None,
         max_user_turns: int = 30,
+        at_limit: str = "reject",
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.max_user_turns = max_user_turns
+        self.at_limit = at_limit
         self.template = template
         self.generation_batch = generation_batch
         self.algo = algo
@@ -261,8 +265,11 @@ class CoworkGRPOTrainer(_trl.GRPOTrainer):
     def _bad_groups(self, out: tuple[Any, ...]) -> list[int]:
         size = self.num_generations if self.model.training else self.num_generations_eval
         statuses = [self._status(i, out[1], out[3]) for i in range(len(out[1]))]
-        for env, status in zip(self.environments, statuses, strict=True):
-            if status != OK:
+        for i, (env, status) in enumerate(zip(self.environments, statuses, strict=True)):
+            if status == INCOMPLETE and self.at_limit == "grade":
+                env.status = statuses[i] = OK  # the policy's own outcome: graded at the state it reached
+                self.group_stats["graded_at_limit"] += 1
+            elif status != OK:
                 env.status = status
                 self.group_stats[status] += 1
         return sorted({i // size for i, s in enumerate(statuses) if s != OK})

@@ -201,6 +201,7 @@ def build_trainer(
         template=template,
         generation_batch=plan.generation_batch,
         max_user_turns=options.max_turns,
+        at_limit=options.at_limit,
     )
     trainer.plan = plan
     return trainer

@@ -26,7 +26,8 @@ Reproduce (``B``: ``HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py``):
                                           # 0.05-0.65 (0.333 in result-2026-12-06c-digit-pairs-3200.json; stop it
                                           # any time), then 25 GRPO steps (2 tasks x 8 rollouts, ~21 min):
                                           # 0.333 -> 0.408 (result-2026-12-06c-digit-pairs-3200-grpo.json)
-    B --work W --resume                   # continue from W/sft's newest checkpoint, to --steps in all
+    B --work W --resume                   # continue from W/sft's newest checkpoint, to --steps in all (a
+                                          # finished SFT run: only the RL step; --grpo-steps 0 skips RL)
     B --work W --resume --steps 6000      # ... and further
     B --quick                             # ~3 min: plumbing, not learning
 """
@@ -60,7 +61,7 @@ from coworkenv.harness.export.chat import token_lengths
 from coworkenv.synth.contract.task import Task
 from coworkenv.train.copy_accuracy import copy_accuracy
 from coworkenv.train.data import read_chat_jsonl
-from coworkenv.train.options import ALGOS, SFTOptions
+from coworkenv.train.options import ALGOS, AT_LIMIT, SFTOptions
 from coworkenv.train.sft import last_checkpoint, run_sft
 from coworkenv.train.tiny import build_tiny, parameter_count
 
@@ -103,9 +104,14 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--family", default="tickets-triage-oncall")
     parser.add_argument("--services", default="tickets")
     parser.add_argument("--difficulty", default="easy")
+    what = {"train": "Training tasks (demonstrations).", "heldout": "Held-out tasks scored before and after.",
+            "steps": "SFT steps in all (with --resume: to this step).", "batch": "Conversations a step.",
+            "grpo_steps": "RL steps after SFT (0: none; with --resume on a finished SFT run, only RL runs).",
+            "grpo_group": "RL: rollouts per task.", "grpo_length": "RL: tokens of a rollout after the prompt.",
+            "save_every": "Steps between checkpoints."}  # fmt: skip
     for name in FULL:
         flag = f"--{name.replace('_', '-')}"
-        parser.add_argument(flag, type=int, help=f"[default: {FULL[name]}, --quick {QUICK[name]}]")
+        parser.add_argument(flag, type=int, help=f"{what.get(name, '')} [default: {FULL[name]}, --quick {QUICK[name]}]")
     parser.add_argument("--context-weight", type=float, default=0.3, help="Loss weight of the context's tokens.")
     parser.add_argument("--digits", type=int, default=2, help="Digits a token at most (the tokenizer's number pieces).")
     parser.add_argument("--lr", type=float, default=2e-3)
@@ -118,6 +124,9 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--grpo-lr", type=float, default=3e-4, help="GRPO: learning rate (LoRA on the SFT model).")
     parser.add_argument("--grpo-temperature", type=float, default=0.7, help="GRPO: sampling temperature of rollouts.")
     parser.add_argument("--grpo-full", action="store_true", help="GRPO: train every weight instead of LoRA.")
+    parser.add_argument("--grpo-at-limit", default="reject", choices=AT_LIMIT,
+                        help="GRPO: a rollout cut by the run's limits: reject its group, or grade it (train rl "
+                             "--at-limit).")  # fmt: skip
     parser.add_argument("--grpo-on", default="fresh", choices=("fresh", "train"),
                         help="GRPO's tasks: fresh ones of the family (seeds from 200000: neither demonstrated nor "
                              "held out), or the SFT's own training tasks.")  # fmt: skip

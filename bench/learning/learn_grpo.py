@@ -33,7 +33,7 @@ def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argpars
         group_size=args.grpo_group, tasks_per_step=args.grpo_tasks, steps=args.grpo_steps, lr=args.grpo_lr,
         lora_rank=16, lora_alpha=32, temperature=args.grpo_temperature, max_completion_length=args.grpo_length,
         max_tool_calls=args.max_turns, bf16=False, seed=0,
-        tool_names=",".join(args.tools) if args.tools else None, full=args.grpo_full,
+        tool_names=",".join(args.tools) if args.tools else None, full=args.grpo_full, at_limit=args.grpo_at_limit,
     )  # fmt: skip
     trainer = build_trainer(options, picked)
     trainer.train()
@@ -43,6 +43,7 @@ def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argpars
     log = trainer.state.log_history
     return {
         "algo": args.rl_algo,
+        "at_limit": args.grpo_at_limit,
         "template": resolve_template(options),
         "tasks": len(picked),
         "rewards": [_number(e["reward"]) for e in log if "reward" in e],  # None: every group rejected

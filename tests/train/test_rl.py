@@ -67,6 +67,36 @@ def test_rollouts_in_a_real_environment_carry_the_graders_rewards_and_anchor_sta
     assert len(set(solved.anchors)) > 1  # the assignments change the state
 
 
+@pytest.mark.parametrize(("at_limit", "status"), [("reject", "incomplete"), ("grade", "ok")])
+def test_a_rollout_that_loops_until_its_tool_call_limit_is_rejected_or_graded_as_asked(
+    policy: tuple[Any, Any], at_limit: str, status: str
+) -> None:
+    from coworkenv.harness.episode import EpisodeConfig
+    from coworkenv.train.policy import PolicyAgent
+    from coworkenv.train.rollout import EpisodeRollouts
+
+    task = load_task(TASK_FILE)
+    first = reference_turns(task)[0]
+    loops = ScriptedAgent.from_turns([{**first, "tool_calls": [{**c, "id": f"c{n}"} for c in first["tool_calls"]]}
+                                      for n in range(10)])  # fmt: skip
+    model, tokenizer = policy
+    rollouts = EpisodeRollouts(
+        lambda t, i: PolicyAgent(model, tokenizer, inner=loops), EpisodeConfig(max_tool_calls=3), at_limit
+    )
+
+    async def play() -> Rollout:
+        with anyio.fail_after(60):
+            return await rollouts(task, 0)
+
+    try:
+        rollout = anyio.run(play)
+    finally:
+        rollouts.close()
+    assert rollout.trajectory is not None and rollout.trajectory.status == "max_turns"
+    assert rollout.status == status
+    assert rollout.rewards is not None and rollout.rewards["score"] == 0.0  # graded: it only read, nothing done
+
+
 def test_the_env_mask_covers_the_policys_tool_calls_and_text_and_nothing_the_environment_said(
     scripted_group: list[Rollout], policy: tuple[Any, Any]
 ) -> None:
@@ -197,3 +227,15 @@ def test_an_ungraded_rollout_is_dropped_from_its_group_and_counted() -> None:
     groups, stats = anyio.run(collect_groups, [_task("a")], FakeEpisodes(plan), 3, 0)
     assert stats.dropped == 1 and stats.rejected == 0
     assert [r.reward for r in groups[0]] == [1.0, 0.0]
+
+
+def test_an_unknown_at_limit_in_a_config_file_ends_in_one_line_naming_the_choices(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from coworkenv.train.commands import train_group
+
+    config = tmp_path / "rl.yaml"
+    config.write_text("tasks: x\nout: y\nat_limit: ignore\n", encoding="utf-8")
+    result = CliRunner().invoke(train_group, ["rl", "--config", str(config)])
+    assert result.exit_code == 1
+    assert result.output.strip() == "Error: unknown at_limit 'ignore'; use one of reject, grade"

@@ -146,6 +146,18 @@ def test_a_group_still_bad_after_its_retries_is_rejected_and_scores_nothing(tiny
     assert logged["reward"] != logged["reward"] or logged["reward"] is None  # NaN: nothing was scored
 
 
+def test_with_at_limit_grade_a_cut_rollout_is_graded_where_it_stopped_instead_of_replayed(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    class AlwaysCut(Scripted):
+        cut = tuple(range(0, 100, 2))
+
+    history = run_trl_rl(options(tiny_model, tmp_path, "grpo", at_limit="grade"), trainer_cls=AlwaysCut)
+    summary = json.loads((tmp_path / "coworkenv_rl.json").read_text())
+    assert summary["groups"] == {"graded_at_limit": 1}  # no retry, nothing rejected
+    assert history[0]["reward"] == pytest.approx(0.0)  # the cut rollout did nothing: graded, and it scores 0
+
+
 def clarify_script() -> tuple[Any, list[str]]:
     """A task that asks the user (search, ask which contact, update) and its replayed turns as completion texts."""
     from coworkenv.synth.generate.families import get_family
@@ -200,23 +212,6 @@ def test_a_rollout_goes_on_after_the_users_answer_and_is_rewarded_for_what_it_do
     assert "crm__update_contact" in trained and trained.count("<|im_end|>") == len(script) + 1
 
 
-def test_a_rollout_the_user_still_had_an_answer_for_when_its_turns_ran_out_is_incomplete(
-    tiny_model: Path, tmp_path: Path
-) -> None:
-    from coworkenv.synth.contract.taskfile import save_tasks
-    from coworkenv.train.trl_rl import build_trainer
-
-    task, script = clarify_script()
-    tasks = save_tasks([task], tmp_path / "tasks.jsonl")
-    trainer_cls = type("Script", (Clarifying,), {"script": script})
-    trainer = build_trainer(
-        options(tiny_model, tmp_path, "grpo", tasks=str(tasks), max_turns=0, max_retries=0), [task], trainer_cls
-    )
-    trainer._generate_and_score_completions(next(iter(trainer.get_train_dataloader())))
-    assert trainer.group_stats == {"incomplete": 2, "rejected": 1}
-    assert all(env.rejected and env._graded() is None for env in trainer.environments)
-
-
 def test_trls_warning_for_an_unscored_rollout_is_one_line_not_the_whole_task(caplog: pytest.LogCaptureFixture) -> None:
     import logging
 
@@ -245,3 +240,26 @@ def test_train_rl_reports_a_step_whose_groups_were_all_rejected_instead_of_faili
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "step 1: reward none (every group rejected)" in result.output and "step 2: reward 0.500" in result.output
+
+
+@pytest.mark.parametrize("at_limit", ["reject", "grade"])
+def test_a_rollout_the_user_still_had_an_answer_for_when_its_turns_ran_out_is_rejected_or_graded_as_asked(
+    tiny_model: Path, tmp_path: Path, at_limit: str
+) -> None:
+    from coworkenv.synth.contract.taskfile import save_tasks
+    from coworkenv.train.trl_rl import build_trainer
+
+    task, script = clarify_script()
+    tasks = save_tasks([task], tmp_path / "tasks.jsonl")
+    trainer_cls = type("Script", (Clarifying,), {"script": script})
+    extra = {"tasks": str(tasks), "max_turns": 0, "max_retries": 0, "at_limit": at_limit}
+    trainer = build_trainer(options(tiny_model, tmp_path, "grpo", **extra), [task], trainer_cls)
+    trainer._generate_and_score_completions(next(iter(trainer.get_train_dataloader())))
+    if at_limit == "reject":  # incomplete: its group is rejected, nothing graded
+        assert trainer.group_stats == {"incomplete": 2, "rejected": 1}
+        assert all(env.rejected and env._graded() is None for env in trainer.environments)
+        return
+    assert trainer.group_stats == {"graded_at_limit": 2}
+    for env in trainer.environments:  # graded at the state it reached: it asked, and never updated
+        graded = env._graded()
+        assert not env.rejected and graded is not None and graded.score < 1.0
