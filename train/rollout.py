@@ -4,7 +4,9 @@ hold an incomplete or infrastructure-failed rollout rejected and retried before 
 A :class:`Rollout` is what the trainer needs from an episode: the policy's tokens (:class:`Segment` s with
 their env mask), the rewards (the grader's completion and safety, and score = safety × completion), the
 anchor state hash before each model turn (for GiGPO), and a status: ``ok``, ``incomplete`` (a turn or
-wall-time limit cut it short) or ``infra_error`` (the environment or our own code failed).
+wall-time limit cut it short) or ``infra_error`` (the environment or our own code failed). With
+``at_limit="grade"`` (``train rl --at-limit grade``) an episode cut by its turn or tool-call limit is ``ok``,
+with its grade: the policy's own outcome, as the harness scores it.
 """
 
 from __future__ import annotations
