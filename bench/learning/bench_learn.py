@@ -26,6 +26,9 @@ Reproduce (``B``: ``HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py``):
                                           # 0.05-0.65 (0.333 in result-2026-12-06c-digit-pairs-3200.json; stop it
                                           # any time), then 25 GRPO steps (2 tasks x 8 rollouts, ~21 min):
                                           # 0.333 -> 0.408 (result-2026-12-06c-digit-pairs-3200-grpo.json)
+    B --work W --resume --steps 4800 --grpo-steps 0
+                                          # 1,600 more steps (the schedule restarts at ~5e-4), ~63 min: 0.333 ->
+                                          # 1.000, pass 1.00, unseen-answer 1.000 (result-2026-12-06c-...-4800.json)
     B --work W --resume                   # continue from W/sft's newest checkpoint, to --steps in all (a
                                           # finished SFT run: only the RL step; --grpo-steps 0 skips RL)
     B --work W --resume --steps 6000      # ... and further
