@@ -29,6 +29,8 @@ Reproduce (``B``: ``HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py``):
     B --work W --resume --steps 4800 --grpo-steps 0
                                           # 1,600 more steps (the schedule restarts at ~5e-4), ~63 min: 0.333 ->
                                           # 1.000, pass 1.00, unseen-answer 1.000 (result-2026-12-06c-...-4800.json)
+    B --work W --resume --steps 4800 --grpo-steps 0 --distill-steps 300 --distill-lmbda 0.5
+                                          # ... into 2 of its 4 layers (1.85M), ~24 min: student 0.000 -> 1.000
     B --work W --resume                   # continue from W/sft's newest checkpoint, to --steps in all (a
                                           # finished SFT run: only the RL step; --grpo-steps 0 skips RL)
     B --work W --resume --steps 6000      # ... and further
