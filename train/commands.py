@@ -207,7 +207,8 @@ group with an incomplete (turn/time limit) or infrastructure-failed rollout is p
 --max-retries times; metrics.jsonl counts both. --at-limit grade keeps a rollout that ran into the run's own
 limits (trl: --max-completion-length, the tool-calling iterations, --max-turns; native: --max-turns,
 --max-tool-calls) and grades the state it reached, as the harness does, so a policy that loops scores low
-instead of going unseen; infrastructure faults and wall-time limits are rejected either way. Start from SFT with --adapter DIR (the output of train sft).
+instead of going unseen; infrastructure faults and wall-time limits are rejected either way. Start from SFT
+with --adapter DIR (the output of train sft).
 
 --template compact (trl): the prompt lists the tools in the system message, as export --template compact and
 hf:PATH?template=compact do; by default, the template the model (or adapter) folder was trained on.

@@ -9,9 +9,10 @@ tool call crashed outside the kit's answers (a dead MCP server). A group holding
 with fresh environments, up to ``max_group_retries`` times; a group still bad after that is rejected: its
 rewards are None, so trl gives it advantage 0 and leaves it out of every baseline. With ``at_limit="grade"`` an
 incomplete rollout is graded instead, at the state it reached (as the harness grades an episode that hit its
-turn limit): a policy that loops until the budget runs out then scores low rather than going unseen. With several processes, every
-process regenerates its whole local batch when any process has a bad group (generation involves collective
-operations, so all processes must generate the same number of times); only the bad groups' new rollouts are kept.
+turn limit): a policy that loops until the budget runs out then scores low rather than going unseen. With
+several processes, every process regenerates its whole local batch when any process has a bad group (generation
+involves collective operations, so all processes must generate the same number of times); only the bad groups'
+new rollouts are kept.
 
 The user's turns: trl's tool loop ends a rollout at the first reply without tool calls. Here a rollout goes on
 as a harness episode does: :meth:`CoworkGRPOTrainer._tool_call_loop` asks the rollout's environment for the user's
