@@ -108,7 +108,7 @@ def _parse_seed(service: Service, seed: Mapping[str, Any]) -> tuple[Seed, dict[s
             raise _validation_error(service.name, table_name, records, exc) from exc
         del models
         columns = stored_columns(table, *plain) if plain else stored_columns(table, clean)
-        ids = columns[0] if columns is not None else [row["id"] for row in clean]
+        ids = columns[0] if columns else [row["id"] for row in clean]  # an empty table has no columns
         if columns is None or len(set(ids)) != len(ids):  # find the first problem, record by record
             seen: set[str] = set()
             for index, row in enumerate(clean):
