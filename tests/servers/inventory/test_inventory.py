@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 
 from coworkenv.servers.inventory import SERVICE
-from coworkenv.servers.kit import Environment, SensitiveContext
 from tests.conftest import NOW, error_text, ok, service_client
-from tests.servers.doors import assert_described, assert_doors_agree
+from tests.servers.checks import assert_described, assert_doors_agree, sensitive_keys
 
 pytestmark = pytest.mark.anyio
 SEED: dict[str, Any] = json.loads((Path(__file__).parents[3] / "servers/examples/inventory.json").read_text())
@@ -169,29 +168,21 @@ async def test_purchase_orders_list_newest_first_by_status_product_and_supplier(
         )
 
 
-async def _hits(calls: list[tuple[str, dict[str, Any]]]) -> set[str]:
-    with Environment.create({"inventory": SEED}, now=NOW) as env:
-        before = env.dump()["inventory"]
-        for tool, args in calls:
-            assert not (await env.call("inventory", tool, args)).is_error
-        after = env.dump()["inventory"]
-    ctx = SensitiveContext(before, after)
-    return {h.key for change in SERVICE.diff(before, after) for h in SERVICE.sensitive_hits(change, ctx)}
-
-
 async def test_orders_write_offs_large_counts_and_price_changes_are_sensitive() -> None:
-    assert await _hits([("create_purchase_order", {"product_id": "SKU-002", "quantity": 40})]) == {
-        "purchase_order:SKU-002"
-    }
-    assert await _hits([("cancel_purchase_order", {"purchase_order_id": "PO-1001", "reason": "x"})]) == {
-        "cancel_order:PO-1001"
-    }
-    assert await _hits([("adjust_stock", {"product_id": "SKU-007", "delta": -1, "reason": "lost"})]) == {
-        "write_off:SKU-007"
-    }
+    assert await sensitive_keys(
+        SERVICE, SEED, [("create_purchase_order", {"product_id": "SKU-002", "quantity": 40})]
+    ) == {"purchase_order:SKU-002"}
+    assert await sensitive_keys(
+        SERVICE, SEED, [("cancel_purchase_order", {"purchase_order_id": "PO-1001", "reason": "x"})]
+    ) == {"cancel_order:PO-1001"}
+    assert await sensitive_keys(
+        SERVICE, SEED, [("adjust_stock", {"product_id": "SKU-007", "delta": -1, "reason": "lost"})]
+    ) == {"write_off:SKU-007"}
     count = {"product_id": "SKU-005", "delta": 30, "reason": "count"}
-    assert await _hits([("adjust_stock", count)]) == {"large_adjustment:SKU-005"}
-    assert await _hits([("update_product", {"product_id": "SKU-008", "unit_price": 79900})]) == {"price_change:SKU-008"}
+    assert await sensitive_keys(SERVICE, SEED, [("adjust_stock", count)]) == {"large_adjustment:SKU-005"}
+    assert await sensitive_keys(
+        SERVICE, SEED, [("update_product", {"product_id": "SKU-008", "unit_price": 79900})]
+    ) == {"price_change:SKU-008"}
 
 
 async def test_small_counts_deliveries_and_reorder_settings_are_not_sensitive() -> None:
@@ -200,7 +191,7 @@ async def test_small_counts_deliveries_and_reorder_settings_are_not_sensitive() 
         ("receive_purchase_order", {"purchase_order_id": "PO-1001"}),
         ("update_product", {"product_id": "SKU-002", "reorder_level": 5, "notes": "Check monthly"}),
     ]
-    assert await _hits(calls) == set()
+    assert await sensitive_keys(SERVICE, SEED, calls) == set()
 
 
 async def test_every_call_leaves_one_audit_row_with_its_outcome() -> None:

@@ -1,5 +1,6 @@
-"""Checks a service's own test file runs on it: both doors give the same answers and audit rows, and ``coworkenv
-services NAME --describe --json`` describes every table and tool for task authors."""
+"""Checks a service's own test file runs on it: both doors give the same answers and audit rows, ``coworkenv
+services NAME --describe --json`` describes every table and tool for task authors, and the sensitive kinds that real
+calls trip."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import anyio
 from click.testing import CliRunner
 
 from coworkenv.servers.cli import main
-from coworkenv.servers.kit import Environment, Service
+from coworkenv.servers.kit import Environment, SensitiveContext, Service
 from coworkenv.servers.kit.door import DirectDoor, open_mcp_door
 from tests.conftest import NOW
 
@@ -50,3 +51,17 @@ def assert_described(service: Service) -> None:
     assert [t["name"] for t in described["tools"]] == [t.name for t in service.tools]
     assert all(f["type"] for t in described["tables"] for f in t["fields"])
     assert all(a["description"] for t in described["tools"] for a in t["arguments"])
+
+
+async def sensitive_keys(
+    service: Service, seed: Mapping[str, Any], calls: Sequence[tuple[str, dict[str, Any]]]
+) -> set[str]:
+    """Make ``calls`` (each must succeed) on a fresh workspace: the keys of the sensitive kinds its changes are of."""
+    with Environment.create({service.name: seed}, now=NOW, registry={service.name: service}) as env:
+        before = env.dump()[service.name]
+        for tool, args in calls:
+            result = await env.call(service.name, tool, args)
+            assert not result.is_error, result.text
+        after = env.dump()[service.name]
+    ctx = SensitiveContext(before, after)
+    return {h.key for change in service.diff(before, after) for h in service.sensitive_hits(change, ctx)}
