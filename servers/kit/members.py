@@ -15,13 +15,23 @@ from coworkenv.servers.kit.store import Row
 def acting_user(ctx: ToolContext) -> Row:
     """The member a call acts as: the workspace's primary user, the person the agent works for. (Only the Python
     API may run a call as another member, through ``ToolContext.member``; no tool argument can.)"""
-    users = ctx.table("users")
+    named = named_member(ctx)
+    if named is not None:
+        return named
+    rows = ctx.table("users").select("is_primary = 1", limit=1)
+    if not rows:
+        raise ServiceError("This workspace has no primary user, so no one to act as.", members_hint(ctx))
+    return rows[0]
+
+
+def named_member(ctx: ToolContext) -> Row | None:
+    """The member the Python API runs this call as (``ToolContext.member``, by id or email), or None when it names
+    none: the call is the acting identity's own. Services whose users carry no primary user (tickets, crm) write
+    this member as the author of what a call records, and no one (the agent's side) otherwise."""
     if ctx.member is None:
-        rows = users.select("is_primary = 1", limit=1)
-        if not rows:
-            raise ServiceError("This workspace has no primary user, so no one to act as.", members_hint(ctx))
-        return rows[0]
+        return None
     key = ctx.member.strip()
+    users = ctx.table("users")
     row = users.get(key) or next(iter(users.select("email = ?", [key.lower()], limit=1)), None)
     if row is None:
         raise ServiceError(f"{ctx.member[:200]!r} is not a member of this workspace.", members_hint(ctx))

@@ -44,7 +44,9 @@ class Ticket(Record):
 
 class Comment(Record):
     ticket_id: str
-    author_id: str | None = None
+    author_id: str | None = Field(
+        default=None, description="The user who wrote it; none for a comment from our side (the acting agent)."
+    )
     body: str
     public: bool = True
     created_at: Timestamp

@@ -15,6 +15,7 @@ from coworkenv.servers.kit import (
     Where,
     tool,
 )
+from coworkenv.servers.kit.members import named_member
 from coworkenv.servers.tickets.models import (
     Comment,
     Organization,
@@ -185,21 +186,18 @@ def add_comment(
     public: Annotated[
         bool, Field(description="true: a reply the requester sees; false: an internal note for agents only")
     ] = True,
-    author_id: Annotated[
-        str | None, Field(description="The agent writing; omit for the current agent. Example: 'usr_agent1'")
-    ] = None,
 ) -> Comment:
-    """Add a public reply or an internal note to a ticket. A public reply to a 'new' ticket opens it."""
+    """Add a public reply or an internal note to a ticket, written by you (the current agent). A public reply to a
+    'new' ticket opens it."""
     row = _ticket(ctx, ticket_id)
     if row["status"] == "closed":
         raise ServiceError(f"Ticket {ticket_id} is closed; comments cannot be added.", "Create a follow-up ticket.")
-    if author_id is not None:
-        _check_user(ctx, author_id, "author")
+    author = named_member(ctx)  # None: the acting agent; only the Python API names another member
     comment = ctx.table("comments").insert(
         {
             "id": ctx.new_id("comments"),
             "ticket_id": ticket_id,
-            "author_id": author_id,
+            "author_id": author["id"] if author else None,
             "body": body,
             "public": public,
             "created_at": ctx.now_iso(),

@@ -65,7 +65,7 @@ class ChangedRequirements(Family):
                         {
                             "service": "tickets",
                             "tool": "add_comment",
-                            "arguments": {"ticket_id": target, "body": note, "public": False, "author_id": USER.key},
+                            "arguments": {"ticket_id": target, "body": note, "public": False},
                         }
                     ],
                 }

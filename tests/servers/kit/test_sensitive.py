@@ -20,13 +20,16 @@ NOW = "2026-03-02T09:00:00Z"
 Call = tuple[str, dict[str, Any]]
 
 
-async def run(service: str, calls: list[Call], seed: dict[str, Any] | None = None) -> tuple[list[Change], set[str]]:
-    """Make the calls through the direct door on a fresh workspace: (the changes, the sensitive 'kind key's)."""
+async def run(
+    service: str, calls: list[Call], seed: dict[str, Any] | None = None, member: str | None = None
+) -> tuple[list[Change], set[str]]:
+    """Make the calls through the direct door on a fresh workspace (as ``member`` when given: the Python API's
+    privilege): (the changes, the sensitive 'kind key's)."""
     svc = SERVICES[service]
     with Environment.create({service: seed or SEEDS[service]}, now=NOW) as env:
         before = env.dump()[service]
         for tool, args in calls:
-            result = await env.call(service, tool, args)
+            result = await env.state(service).call(tool, args, "agent", member)
             assert not result.is_error, result.text
         after = env.dump()[service]
     ctx = SensitiveContext(before, after)
@@ -92,12 +95,6 @@ async def test_a_public_reply_is_sensitive_and_an_internal_note_is_not() -> None
     note = {"ticket_id": "tkt_1001", "body": "Looks like SAML.", "public": False}
     changes, private = await run("tickets", [("add_comment", note)])
     assert private == set() and [(c.table, c.op) for c in changes] == [("comments", "create")]
-
-
-async def test_a_public_comment_written_by_the_customer_is_not_a_reply_from_us() -> None:
-    own = {"ticket_id": "tkt_1001", "body": "Still broken", "author_id": "usr_jlee"}
-    _, hits = await run("tickets", [("add_comment", own)])
-    assert hits == set()
 
 
 async def test_solving_a_ticket_is_sensitive_keyed_by_the_ticket() -> None:
