@@ -99,7 +99,7 @@ class Activity(Record):
     account_id: str
     contact_id: str | None = None
     opportunity_id: str | None = None
-    user_id: str | None = Field(default=None, description="The staff user who logged it.")
+    user_id: str | None = Field(default=None, description="The staff user who logged it; none: the acting user.")
     created_at: Timestamp
 
 

@@ -20,6 +20,7 @@ from coworkenv.servers.crm.models import (
     Stage,
 )
 from coworkenv.servers.kit import Cents, PageSize, PageToken, ServiceError, ToolContext, Where, tool
+from coworkenv.servers.kit.members import named_member
 
 OpportunityId = Annotated[str, Field(description="The opportunity's id. Example: 'opp_northwind_renewal'")]
 Amount = Annotated[Cents, Field(description="Deal value in cents (USD); $48,000.00 is 4800000. Example: 4800000")]
@@ -209,11 +210,10 @@ def log_activity(
     opportunity_id: Annotated[
         str | None, Field(description="The deal it concerns. Example: 'opp_northwind_renewal'")
     ] = None,
-    user_id: Annotated[str | None, Field(description="The staff member who did it. Example: 'usr_priya'")] = None,
 ) -> Activity:
-    """Log a note, call, email or meeting in the CRM history. Give at least one of account_id, contact_id or
-    opportunity_id; the account is taken from the contact or opportunity when omitted, and all given records
-    must belong to the same account. It is stamped with the current time."""
+    """Log a note, call, email or meeting in the CRM history, as logged by you (the current user). Give at least one
+    of account_id, contact_id or opportunity_id; the account is taken from the contact or opportunity when omitted,
+    and all given records must belong to the same account. It is stamped with the current time."""
     if not (account_id or contact_id or opportunity_id):
         raise ServiceError(
             "An activity must be logged on something.", "Pass account_id, contact_id or opportunity_id (or several)."
@@ -229,10 +229,11 @@ def log_activity(
         account_id = owners[0][0]["account_id"]
     for record, kind in owners:
         rules.belongs(record, account_id, kind)
-    if user_id:
-        rules.get_user(ctx, user_id)
+    by = named_member(ctx)  # None: the acting user; only the Python API names another staff member
     row = {"id": ctx.new_id("activities"), "type": type, "subject": subject, "body": body, "account_id": account_id}
-    row.update(contact_id=contact_id, opportunity_id=opportunity_id, user_id=user_id, created_at=ctx.now_iso())
+    row.update(
+        contact_id=contact_id, opportunity_id=opportunity_id, user_id=by["id"] if by else None, created_at=ctx.now_iso()
+    )
     return Activity.model_validate(ctx.table("activities").insert(row))
 
 
