@@ -9,10 +9,11 @@ SERVICE = Service(
     name="email",
     title="Email",
     instructions=(
-        "A Gmail-like email service holding the user's own mailbox ('me') and some colleagues' mailboxes. "
-        "Search a mailbox with filters, read messages and whole threads, send, reply (the thread is kept) and "
-        "forward, save drafts for review and send them, and organise mail with labels: remove UNREAD to mark read, "
-        "remove INBOX to archive, STARRED, SPAM and your own labels; trash and restore."
+        "A Gmail-like email service: you act in the user's own mailbox (the colleagues' mailboxes it also holds "
+        "only receive the mail sent to them). Search the mailbox with filters, read messages and whole threads, "
+        "send, reply (the thread is kept) and forward, save drafts for review and send them, and organise mail with "
+        "labels: remove UNREAD to mark read, remove INBOX to archive, STARRED, SPAM and your own labels; trash and "
+        "restore."
     ),
     tables=TABLES,
     check_seed=check_seed,

@@ -41,11 +41,12 @@ Address = Annotated[str, AfterValidator(normalise_address)]
 
 
 class Mailbox(Record):
-    """A mailbox the service holds: the user's own (``is_primary``) or a colleague's."""
+    """A mailbox the service holds: the user's own (``is_primary``, where the tools act) or a colleague's (which
+    receives the mail sent to it)."""
 
     address: Address
     name: str = Field(description="Display name used in the From line, e.g. 'Dana Whitfield'")
-    is_primary: bool = Field(default=False, description="The user's own mailbox: what user_id 'me' means")
+    is_primary: bool = Field(default=False, description="The user's own mailbox: the one every tool acts in")
 
 
 class Attachment(BaseModel):

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from coworkenv.servers.email.models import MANUAL_LABELS, SYSTEM_LABELS, Label, Message
-from coworkenv.servers.email.tools_read import MessageId, Row, UserId, label_id, mailbox, message
+from coworkenv.servers.email.tools_read import MessageId, Row, label_id, mailbox, message
 from coworkenv.servers.kit import ServiceError, ToolContext, tool
 
 _WHY_NOT = {
@@ -33,12 +33,11 @@ def modify_labels(
     remove_label_ids: Annotated[
         list[str], Field(description="Labels to remove (ids or names). Example: ['UNREAD', 'INBOX']")
     ] = [],  # noqa: B006
-    user_id: UserId = "me",
 ) -> Message:
     """Add and remove labels on one message. Mark it read by removing UNREAD, unread by adding UNREAD; archive it
     by removing INBOX; star it with STARRED; report spam with SPAM. System labels you may change: INBOX, SPAM,
     STARRED, IMPORTANT, UNREAD; user labels come from list_labels or create_label. Returns the updated message."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     row = message(ctx, box, message_id)
     if not add_label_ids and not remove_label_ids:
         raise ServiceError("Nothing to change.", "Pass label ids in add_label_ids or remove_label_ids.")
@@ -56,18 +55,18 @@ def modify_labels(
 
 
 @tool(destructive=True, idempotent=True)
-def trash_message(ctx: ToolContext, message_id: MessageId, user_id: UserId = "me") -> Message:
+def trash_message(ctx: ToolContext, message_id: MessageId) -> Message:
     """Move a message to the trash (label TRASH). It drops out of searches unless include_spam_trash is true or
     TRASH is asked for; untrash_message brings it back with its other labels. Returns the updated message."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     row = message(ctx, box, message_id)
     return _set_labels(ctx, row, {*row["label_ids"], "TRASH"})
 
 
 @tool(idempotent=True)
-def untrash_message(ctx: ToolContext, message_id: MessageId, user_id: UserId = "me") -> Message:
+def untrash_message(ctx: ToolContext, message_id: MessageId) -> Message:
     """Take a message out of the trash, back where it was (its other labels were kept). Returns the message."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     row = message(ctx, box, message_id)
     return _set_labels(ctx, row, set(row["label_ids"]) - {"TRASH"})
 
@@ -79,11 +78,10 @@ def create_label(
         str,
         Field(min_length=1, max_length=225, description="The label's name; '/' nests it. Example: 'Vendors/Stellar'"),
     ],
-    user_id: UserId = "me",
 ) -> Label:
     """Create a user label in the mailbox, to file messages with modify_labels. Names are unique per mailbox
     (ignoring case) and cannot be a system label's name. Returns the label with its id."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     clean = name.strip()
     if not clean:
         raise ServiceError("A label name cannot be blank.", "Give a name such as 'Vendors/Stellar'.")

@@ -32,13 +32,6 @@ from coworkenv.servers.kit.sqlfunctions import list_holds_text
 
 Row = dict[str, Any]
 
-UserId = Annotated[
-    str,
-    Field(
-        description="The mailbox to act in: 'me' for the user's own mailbox, or the address of another mailbox "
-        "this service holds. Example: 'me'"
-    ),
-]
 MessageId = Annotated[str, Field(description="The message's id, from search_messages. Example: 'msg_7Hq2LkP0aZ31Xc'")]
 
 
@@ -58,15 +51,16 @@ def addresses(values: Iterable[str], argument: str) -> list[str]:
     return out
 
 
-def mailbox(ctx: ToolContext, user_id: str) -> Row:
-    """The mailbox a tool acts in: 'me' is the primary mailbox, anything else must be a held address."""
+def mailbox(ctx: ToolContext) -> Row:
+    """The mailbox a tool acts in: the user's own (the primary one). Only the Python API acts in another held
+    mailbox, by naming its address as ``ToolContext.member``; no tool argument can."""
     boxes = ctx.table("mailboxes")
-    if user_id.strip().lower() == "me":
+    if ctx.member is None:
         rows = boxes.select("is_primary = 1", order_by="id", limit=1)
         if rows:
             return rows[0]
-        raise ServiceError("This email service has no primary mailbox, so 'me' means nobody.", _held(ctx))
-    address = addresses([user_id], "user_id")[0]
+        raise ServiceError("This email service has no primary mailbox, so no one to act as.", _held(ctx))
+    address = addresses([ctx.member], "member")[0]
     rows = boxes.select("address = ?", [address], order_by="id", limit=1)
     if not rows:
         raise ServiceError(f"No mailbox for {address!r} in this service.", _held(ctx))
@@ -75,7 +69,7 @@ def mailbox(ctx: ToolContext, user_id: str) -> Row:
 
 def _held(ctx: ToolContext) -> str:
     held = ", ".join(r["address"] for r in ctx.table("mailboxes").select(order_by="address"))
-    return f"Use user_id 'me' for the user's own mailbox, or one of: {held or '(none)'}."
+    return f"Mailboxes held: {held or '(none)'}."
 
 
 def message(ctx: ToolContext, box: Row, message_id: str) -> Row:
@@ -112,10 +106,10 @@ _NOT_SPAM_TRASH = (
 
 # ---------------------------------------------------------------------------------------------- tools
 @tool(read_only=True)
-def get_profile(ctx: ToolContext, user_id: UserId = "me") -> Profile:
+def get_profile(ctx: ToolContext) -> Profile:
     """Who you are in this email service: the mailbox's address and display name, and its message, thread and
     unread-inbox counts. Call it first to learn the user's own address."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     msgs = ctx.table("messages")
     where = "mailbox = ?"
     total = msgs.count(where, [box["address"]])
@@ -137,7 +131,6 @@ def get_profile(ctx: ToolContext, user_id: UserId = "me") -> Profile:
 @tool(read_only=True)
 def search_messages(
     ctx: ToolContext,
-    user_id: UserId = "me",
     text: Annotated[
         str | None, Field(description="Words to find in the subject, body or sender (literal). Example: 'invoice'")
     ] = None,
@@ -171,7 +164,7 @@ def search_messages(
     """Search one mailbox's messages, newest first, like Gmail's search box. All filters combine (AND); omit a
     filter to not use it. Text filters match literally and ignore case. Returns summaries with a snippet; use
     get_message for the whole body or get_thread for the conversation."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     where = (
         Where()
         .eq("mailbox", box["address"])
@@ -195,20 +188,19 @@ def search_messages(
 
 
 @tool(read_only=True)
-def get_message(ctx: ToolContext, message_id: MessageId, user_id: UserId = "me") -> Message:
+def get_message(ctx: ToolContext, message_id: MessageId) -> Message:
     """Read one message in full: sender, recipients, subject, body, labels, attachments and thread id.
     Reading does not mark it read; remove the UNREAD label with modify_labels for that."""
-    return Message.model_validate(message(ctx, mailbox(ctx, user_id), message_id))
+    return Message.model_validate(message(ctx, mailbox(ctx), message_id))
 
 
 @tool(read_only=True)
 def get_thread(
     ctx: ToolContext,
     thread_id: Annotated[str, Field(description="The thread id of a message. Example: 'msg_7Hq2LkP0aZ31Xc'")],
-    user_id: UserId = "me",
 ) -> Thread:
     """Read a whole conversation in one mailbox, oldest message first (drafts and trashed messages included)."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     rows = ctx.table("messages").select("mailbox = ? AND thread_id = ?", [box["address"], thread_id], "date, id")
     if not rows:
         raise NotFound("thread", thread_id, "Use search_messages; each message carries its thread_id.")
@@ -217,10 +209,10 @@ def get_thread(
 
 
 @tool(read_only=True)
-def list_labels(ctx: ToolContext, user_id: UserId = "me") -> LabelList:
+def list_labels(ctx: ToolContext) -> LabelList:
     """List a mailbox's labels: the system labels (INBOX, SENT, DRAFT, TRASH, SPAM, STARRED, IMPORTANT, UNREAD)
     and the user's own labels, each with how many messages carry it and how many of those are unread."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     msgs = ctx.table("messages")
     where = f"mailbox = ? AND {has_label()}"
     labels: list[tuple[str, str, Literal["system", "user"]]] = [(name, name, "system") for name in SYSTEM_LABELS]

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from coworkenv.servers.email.models import Message
-from coworkenv.servers.email.tools_read import MessageId, Row, UserId, addresses, mailbox, message
+from coworkenv.servers.email.tools_read import MessageId, Row, addresses, mailbox, message
 from coworkenv.servers.kit import ServiceError, ToolContext, tool
 
 To = Annotated[list[str], Field(description="Recipient addresses, one per item. Example: ['jamie.lee@northwind.com']")]
@@ -106,12 +106,11 @@ def send_message(
     body: Body,
     cc: Cc = [],  # noqa: B006
     bcc: Bcc = [],  # noqa: B006
-    user_id: UserId = "me",
 ) -> Message:
     """Send a new email (a new thread) from the mailbox. It lands in the sender's SENT and, unread, in the INBOX of
     each recipient whose mailbox this service holds. To answer an existing email use reply_to_message instead,
     which keeps the thread. Returns the sender's copy."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     fields: dict[str, Any] = _recipients(to, cc, bcc)
     _require_recipients(fields)
     sent = _insert(ctx, box, {**fields, "subject": subject, "body": body, "label_ids": ["SENT"]})
@@ -127,12 +126,11 @@ def reply_to_message(
         bool, Field(description="true: also to everyone else on the original's To and Cc lines. Example: false")
     ] = False,
     cc: Annotated[list[str], Field(description="More addresses to copy. Example: ['lena.ortiz@brightwave.io']")] = [],  # noqa: B006
-    user_id: UserId = "me",
 ) -> Message:
     """Reply to a message, in the same thread, with subject 'Re: <original subject>'. The reply goes to the
     original sender (or, for a message you sent, to its recipients); reply_all adds everyone else who was on it.
     Returns the sender's copy of the reply."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     original = message(ctx, box, message_id)
     _not_a_draft(original, "replied to")
     to, copy = _reply_target(box, original, reply_all)
@@ -163,11 +161,10 @@ def forward_message(
         str, Field(description="Your note above the forwarded message. Example: 'Lena, can you check this?'")
     ] = "",
     cc: Cc = [],  # noqa: B006
-    user_id: UserId = "me",
 ) -> Message:
     """Forward a message, with its attachments, to new recipients; subject 'Fwd: <original subject>'. Your note
     comes first, then the original's header lines and body. Returns the sender's copy."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     original = message(ctx, box, message_id)
     _not_a_draft(original, "forwarded")
     fields: dict[str, Any] = _recipients(to, cc, [])
@@ -210,11 +207,10 @@ def create_draft(
             "recipient its sender). Example: 'msg_7Hq2LkP0aZ31Xc'"
         ),
     ] = None,
-    user_id: UserId = "me",
 ) -> Message:
     """Save a draft (label DRAFT) without sending it, for the user to review. Nobody receives it until
     send_draft; update_draft changes it. Returns the draft, whose id is the draft_id."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     fields: dict[str, Any] = {**_recipients(to, cc, bcc), "subject": subject, "body": body, "label_ids": ["DRAFT"]}
     if reply_to_message_id is not None:
         original = message(ctx, box, reply_to_message_id)
@@ -248,10 +244,9 @@ def update_draft(
     body: Annotated[str | None, Field(description="New body (replaces the old). Example: 'Hi Sam, ...'")] = None,
     cc: Annotated[list[str] | None, Field(description="New Cc list (replaces the old). Example: []")] = None,
     bcc: Annotated[list[str] | None, Field(description="New Bcc list (replaces the old). Example: []")] = None,
-    user_id: UserId = "me",
 ) -> Message:
     """Change a draft before it is sent. Each given field replaces the draft's; omitted fields stay as they are."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     row = _draft(ctx, box, draft_id)
     changes: dict[str, Any] = {"date": ctx.now_iso()}
     for name, values in (("to", to), ("cc", cc), ("bcc", bcc)):
@@ -264,10 +259,10 @@ def update_draft(
 
 
 @tool()
-def send_draft(ctx: ToolContext, draft_id: DraftId, user_id: UserId = "me") -> Message:
+def send_draft(ctx: ToolContext, draft_id: DraftId) -> Message:
     """Send a saved draft as it stands: it loses the DRAFT label, gains SENT, and is delivered to its recipients.
     Returns the sent message (same id as the draft)."""
-    box = mailbox(ctx, user_id)
+    box = mailbox(ctx)
     row = _draft(ctx, box, draft_id)
     if "TRASH" in row["label_ids"]:
         raise ServiceError(f"Draft {draft_id} is in the trash.", "Restore it with untrash_message first.")

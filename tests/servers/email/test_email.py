@@ -11,7 +11,7 @@ from mcp import Client
 
 from coworkenv.servers.email import SERVICE
 from coworkenv.servers.kit import Environment, SeedError
-from tests.conftest import NOW, error_text, ok, service_client
+from tests.conftest import NOW, error_text, member_call, member_fail, ok, service_client
 
 pytestmark = pytest.mark.anyio
 EXAMPLE: dict[str, Any] = json.loads((Path(__file__).parents[3] / "servers/examples/email.json").read_text())
@@ -57,24 +57,30 @@ async def ids(c: Client, **filters: Any) -> list[str]:
     return [m["id"] for m in (await call(c, "search_messages", **filters))["items"]]
 
 
-async def test_get_profile_describes_the_primary_mailbox_unless_another_is_named() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+def held(env: Environment, box: str, tool: str, **args: Any) -> dict[str, Any]:
+    """A call in another held mailbox: the Python API's privilege (``member``), never a tool argument."""
+    return member_call("email", env, box, tool, **args)
+
+
+async def test_get_profile_describes_the_primary_mailbox_and_only_the_python_api_names_another() -> None:
+    async with service_client(SERVICE, SEED) as (c, env):
         me = await call(c, "get_profile")
         assert me == {"address": ME, "name": "Dana Whitfield", "is_primary": True, "messages_total": 4,
                       "threads_total": 3, "inbox_unread": 1}  # fmt: skip
-        assert (await call(c, "get_profile", user_id="Priya.Shah@brightwave.io"))["messages_total"] == 1
-        assert "one of: dana@brightwave.io" in await fail(c, "get_profile", user_id="jamie.lee@northwind.com")
-        assert "not a valid email address" in await fail(c, "get_profile", user_id="priya")
+        assert "Extra inputs are not permitted" in await fail(c, "get_profile", user_id=PRIYA)
+        assert held(env, "Priya.Shah@brightwave.io", "get_profile")["messages_total"] == 1
+        assert "held: dana@brightwave.io" in member_fail("email", env, JAMIE, "get_profile")
+        assert "not a valid email address" in member_fail("email", env, "priya", "get_profile")
     async with service_client(SERVICE, {"mailboxes": [{"id": "mbx_1", "address": PRIYA, "name": "P"}]}) as (c, _):
         assert "no primary mailbox" in await fail(c, "get_profile")
 
 
 async def test_search_lists_the_acting_mailbox_newest_first_without_trash_or_spam() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         assert await ids(c) == ["m_re", "m_sso", "m_inv"]
         assert await ids(c, include_spam_trash=True) == ["m_re", "m_sso", "m_lunch", "m_inv"]
         assert await ids(c, label_ids=["trash"]) == ["m_lunch"]
-        assert await ids(c, user_id=PRIYA) == ["m_sso_p"]
+        assert [m["id"] for m in held(env, PRIYA, "search_messages")["items"]] == ["m_sso_p"]
         page = await call(c, "search_messages", text="INV")
         assert page["items"][0]["snippet"] == "Amount due: USD 4,860.00" and page["items"][0]["has_attachments"]
 
@@ -135,13 +141,13 @@ async def test_search_folds_case_for_unicode_text() -> None:
 
 
 async def test_get_message_returns_it_whole_and_leaves_it_unread() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         m = await call(c, "get_message", message_id="m_sso")
         assert m["body"] == "40 users blocked" and m["cc"] == [PRIYA] and "UNREAD" in m["label_ids"]
         assert m["thread_id"] == "m_sso"
         assert "Use search_messages" in await fail(c, "get_message", message_id="m_nope")
         assert "No message with id 'm_sso_p'" in await fail(c, "get_message", message_id="m_sso_p")
-        assert (await call(c, "get_message", message_id="m_sso_p", user_id=PRIYA))["mailbox"] == PRIYA
+        assert held(env, PRIYA, "get_message", message_id="m_sso_p")["mailbox"] == PRIYA
         assert "message_id" in await fail(c, "get_message")
 
 
@@ -160,9 +166,9 @@ async def test_send_message_lands_in_the_recipients_inbox() -> None:
         assert sent["date"] == NOW and sent["id"].startswith("msg_") and sent["thread_id"] == sent["id"]
         assert (sent["to"], sent["cc"], sent["bcc"]) == ([PRIYA, JAMIE], [PRIYA], [LENA])
         for box in (PRIYA, LENA):
-            [copy] = (await call(c, "search_messages", user_id=box, subject="Hi"))["items"]
+            [copy] = held(env, box, "search_messages", subject="Hi")["items"]
             assert copy["label_ids"] == ["INBOX", "UNREAD"] and copy["id"] not in (sent["id"],)
-            full = await call(c, "get_message", user_id=box, message_id=copy["id"])
+            full = held(env, box, "get_message", message_id=copy["id"])
             assert full["bcc"] == [] and full["internet_message_id"] == sent["internet_message_id"]
         rows = env.dump()["email"]["messages"]
         assert sum(r["internet_message_id"] == sent["internet_message_id"] for r in rows) == 3
@@ -175,9 +181,10 @@ async def test_send_message_to_oneself_is_one_copy_in_sent_and_inbox() -> None:
         assert await ids(c, subject="Note") == [sent["id"]]
 
 
-async def test_send_message_from_another_held_mailbox_signs_as_it() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
-        sent = await call(c, "send_message", user_id=PRIYA, to=[ME], subject="From Priya", body="hi")
+async def test_send_message_from_another_held_mailbox_signs_as_it_through_the_python_api_only() -> None:
+    async with service_client(SERVICE, SEED) as (c, env):
+        assert "Extra inputs" in await fail(c, "send_message", user_id=PRIYA, to=[ME], subject="s", body="b")
+        sent = held(env, PRIYA, "send_message", to=[ME], subject="From Priya", body="hi")
         assert (sent["mailbox"], sent["from_address"], sent["from_name"]) == (PRIYA, PRIYA, "Priya Shah")
         assert (await call(c, "search_messages", subject="From Priya"))["items"][0]["from_address"] == PRIYA
 
@@ -193,11 +200,11 @@ async def test_send_message_rejects_a_malformed_address_and_changes_nothing(fiel
 
 
 async def test_send_message_needs_a_recipient_a_subject_and_address_lists() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         assert "no recipients" in await fail(c, "send_message", to=[], subject="s", body="b")
         assert "subject" in await fail(c, "send_message", to=[JAMIE], subject="", body="b")
         assert "Invalid arguments" in await fail(c, "send_message", to=JAMIE, subject="s", body="b")
-        assert "No mailbox for" in await fail(c, "send_message", user_id=JAMIE, to=[ME], subject="s", body="b")
+        assert "No mailbox for" in member_fail("email", env, JAMIE, "send_message", to=[ME], subject="s", body="b")
 
 
 async def test_reply_keeps_the_thread_and_answers_the_sender() -> None:
@@ -212,12 +219,12 @@ async def test_reply_keeps_the_thread_and_answers_the_sender() -> None:
 
 
 async def test_reply_all_copies_everyone_else_and_threads_into_their_mailboxes() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         reply = await call(c, "reply_to_message", message_id="m_sso", body="ok", reply_all=True, cc=[LENA, PRIYA])
         assert (reply["to"], reply["cc"]) == ([JAMIE], [PRIYA, LENA])
-        priya = await call(c, "get_thread", user_id=PRIYA, thread_id="m_sso_p")
+        priya = held(env, PRIYA, "get_thread", thread_id="m_sso_p")
         assert [m["subject"] for m in priya["messages"]] == ["SSO login failing", "Re: SSO login failing"]
-        lena = (await call(c, "search_messages", user_id=LENA))["items"]
+        lena = held(env, LENA, "search_messages")["items"]
         assert lena[0]["thread_id"] == lena[0]["id"]
         mine = await call(c, "reply_to_message", message_id="m_re", body="ping", reply_all=True)
         assert (mine["to"], mine["cc"]) == ([JAMIE], [PRIYA])
@@ -232,12 +239,12 @@ async def test_reply_to_an_unknown_message_a_draft_or_with_a_bad_cc_is_an_error(
 
 
 async def test_forward_message_quotes_the_original_and_keeps_its_attachments() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         fwd = await call(c, "forward_message", message_id="m_inv", to=[LENA], body="Please pay")
         assert fwd["subject"] == "Fwd: Invoice INV-2291" and fwd["thread_id"] == "m_inv"
         assert fwd["body"].startswith("Please pay\n\n---------- Forwarded message") and "USD 4,860.00" in fwd["body"]
         assert f"From: {BILLING}" in fwd["body"] and fwd["attachments"][0]["filename"] == "INV-2291.pdf"
-        [copy] = (await call(c, "search_messages", user_id=LENA))["items"]
+        [copy] = held(env, LENA, "search_messages")["items"]
         assert copy["has_attachments"] and copy["thread_id"] == copy["id"]
         again = await call(c, "forward_message", message_id=fwd["id"], to=[PRIYA])
         assert again["subject"] == "Fwd: Invoice INV-2291" and again["body"].startswith("---------- Forwarded")
@@ -253,10 +260,10 @@ async def test_forward_message_errors_name_what_to_fix() -> None:
 
 
 async def test_create_draft_is_saved_but_not_delivered() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         draft = await call(c, "create_draft", to=[PRIYA], subject="Plan", body="v1")
         assert draft["label_ids"] == ["DRAFT"] and draft["date"] == NOW
-        assert await ids(c, user_id=PRIYA) == ["m_sso_p"]
+        assert [m["id"] for m in held(env, PRIYA, "search_messages")["items"]] == ["m_sso_p"]
         assert await ids(c, label_ids=["DRAFT"]) == [draft["id"]]
         assert "to: 'x'" in await fail(c, "create_draft", to=["x"])
         assert "No message" in await fail(c, "create_draft", reply_to_message_id="nope")
@@ -295,7 +302,7 @@ async def test_send_draft_delivers_it_and_swaps_draft_for_sent() -> None:
         sent = await call(c, "send_draft", draft_id=draft["id"])
         assert sent["id"] == draft["id"] and sent["label_ids"] == ["SENT", "STARRED"]
         assert sent["date"] == "2026-03-02T09:01:00Z"
-        priya = await call(c, "get_thread", user_id=PRIYA, thread_id="m_sso_p")
+        priya = held(env, PRIYA, "get_thread", thread_id="m_sso_p")
         assert priya["messages"][-1]["body"] == "Fixed"
         assert "not a draft" in await fail(c, "send_draft", draft_id=draft["id"])
 

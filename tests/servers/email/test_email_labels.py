@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import service_client
+from tests.conftest import member_fail, service_client
 from tests.servers.email.test_email import ME, SEED, SERVICE, call, fail, ids
 
 pytestmark = pytest.mark.anyio
@@ -48,14 +48,14 @@ async def test_trash_message_hides_it_and_untrash_message_restores_it() -> None:
 
 
 async def test_list_labels_counts_messages_and_unread_per_label() -> None:
-    async with service_client(SERVICE, SEED) as (c, _):
+    async with service_client(SERVICE, SEED) as (c, env):
         labels = {lab["id"]: lab for lab in (await call(c, "list_labels"))["labels"]}
         assert list(labels)[:8] == ["INBOX", "SENT", "DRAFT", "TRASH", "SPAM", "STARRED", "IMPORTANT", "UNREAD"]
         assert (labels["INBOX"]["messages_total"], labels["INBOX"]["messages_unread"]) == (3, 1)
         assert labels["lbl_cust"] == {"id": "lbl_cust", "name": "Customers", "type": "user", "messages_total": 1,
                                       "messages_unread": 0}  # fmt: skip
         assert "lbl_p" not in labels
-        assert "No mailbox" in await fail(c, "list_labels", user_id="sam@acmerobotics.com")
+        assert "No mailbox" in member_fail("email", env, "sam@acmerobotics.com", "list_labels")
 
 
 async def test_create_label_makes_a_unique_user_label_per_mailbox() -> None:
