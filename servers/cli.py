@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from coworkenv.servers import registry
 from coworkenv.servers.demo import demo_cmd
 from coworkenv.servers.kit import (
     EnvironmentConfigError,
@@ -23,10 +24,32 @@ from coworkenv.servers.kit import (
 from coworkenv.servers.kit.files import DocumentError, one_line, read_document
 from coworkenv.servers.kit.http_auth import TOKEN_ENV, allow_host_problem, token_problem
 from coworkenv.servers.mcp_config import CLIENTS, Client, ClientConfigError, claude_mcp_add, client_config
-from coworkenv.servers.registry import SERVICES, format_description, get_service
 from coworkenv.servers.registry import describe as describe_service
+from coworkenv.servers.registry import format_description, get_service
 
-SERVICE_NAMES = click.Choice(sorted(SERVICES))
+
+class ServiceChoice(click.Choice[str]):
+    """A registered service's name. A shipped one is taken as it is, so that ``serve tickets`` imports the tickets
+    service alone; any other name, the help and the error for an unknown name read every service."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(sorted(registry.SERVICES))
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        """click.Choice sets its choices when made: these are read when needed instead."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value in registry.SHIPPED:
+            return value
+        return super().convert(value, param, ctx)
+
+
+SERVICE_NAMES = ServiceChoice()
 TRACEBACK_ENV = "COWORKENV_TRACEBACK"
 """Set to 1 to see the traceback of an unexpected error instead of its one-line summary."""
 
@@ -131,7 +154,7 @@ def seed_advice(service: str, message: str) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def services_cmd(service: str | None, describe: bool, as_json: bool) -> None:
     """Each service, its tool count and tool names; with --describe, a service's tables and tools in full."""
-    chosen = [get_service(service)] if service else list(SERVICES.values())
+    chosen = [get_service(service)] if service else list(registry.SERVICES.values())
     if describe:
         described = [describe_service(s) for s in chosen]
         if as_json:
@@ -276,11 +299,11 @@ def parse_urls(values: tuple[str, ...]) -> dict[str, str]:
     for value in values:
         name, eq, url = value.partition("=")
         name, url = name.strip(), url.strip()
-        if not eq or name not in SERVICES or not url.startswith(("http://", "https://")) or name in urls:
+        if not eq or name not in registry.SERVICES or not url.startswith(("http://", "https://")) or name in urls:
             why = f"{name} is given twice" if name in urls else "it is not SERVICE=http(s)://HOST:PORT/mcp"
             _fail(
                 f"--url {one_line(value, 200)!r}: {why}; e.g. --url tickets=http://10.0.0.5:8000/mcp "
-                f"(services: {', '.join(SERVICES)})"
+                f"(services: {', '.join(registry.SERVICES)})"
             )
         urls[name] = url
     return urls
@@ -327,11 +350,11 @@ def mcp_config_cmd(
     client's file, e.g. .mcp.json); or, with --print-add, the `claude mcp add` lines that register them."""
     urls = parse_urls(url_values)
     if services is None:
-        services = ",".join(urls) if urls else ",".join(SERVICES)
+        services = ",".join(urls) if urls else ",".join(registry.SERVICES)
     names = [s.strip() for s in services.split(",") if s.strip()]
-    unknown = [n for n in names if n not in SERVICES]
+    unknown = [n for n in names if n not in registry.SERVICES]
     if unknown or not names:
-        _fail(f"unknown service(s) {', '.join(unknown) or '(none given)'}; available: {', '.join(SERVICES)}")
+        _fail(f"unknown service(s) {', '.join(unknown) or '(none given)'}; available: {', '.join(registry.SERVICES)}")
     stdio = [n for n in names if n not in urls]
     if stdio and db_dir is None:
         _fail(f"pass --db-dir DIR for the stdio entries ({', '.join(stdio)}), or a --url SERVICE=URL for each")

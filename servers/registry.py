@@ -1,10 +1,16 @@
 """The services coworkenv knows, by name: the ones it ships, those registered with :func:`register_service`, and
-those other packages add in the ``coworkenv.services`` entry-point group (see ``servers/README.md``)."""
+those other packages add in the ``coworkenv.services`` entry-point group (see ``servers/README.md``).
+
+:data:`SERVICES` is filled when it is first read: :func:`get_service` of a shipped service imports that service
+alone, so ``coworkenv serve tickets`` does not import the other services nor the plugins (an MCP client waits for
+it to start)."""
 
 from __future__ import annotations
 
 import importlib
 import json
+import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +20,61 @@ from coworkenv.servers.kit.plugins import SERVICES_GROUP, register_entry_points,
 
 EXAMPLES = Path(__file__).with_name("examples")
 
-SERVICES: dict[str, Service] = {}
-use_services(SERVICES)  # Environment.create's default: the kit itself imports no service
+SHIPPED: tuple[str, ...] = tuple(sorted(p.stem for p in EXAMPLES.glob("*.json")))
+"""The services that ship with coworkenv, by name (in the order of their names): each package
+``servers/<name>`` whose example workspace is ``servers/examples/<name>.json`` (the template has none: it is
+registered only when asked)."""
+
+SERVICES: dict[str, Service]
+"""Every known service by name: the shipped ones in name order, then those registered, then the plugins'. Read
+as ``registry.SERVICES`` (or imported by name): the first read imports them all (module ``__getattr__``)."""
+_services: dict[str, Service] = {}
+_complete = False
+_filling = threading.RLock()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SERVICES":
+        return _all()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _shipped(name: str) -> Service:
+    """The service of the package ``servers/<name>``, imported now if it was not."""
+    service: Service = importlib.import_module(f"coworkenv.servers.{name}").SERVICE
+    return service
+
+
+def _all() -> dict[str, Service]:
+    """:data:`SERVICES`, completed the first time: every shipped service, then the plugins' entry points."""
+    global _complete
+    with _filling:
+        if not _complete:
+            shipped = {name: _services[name] if name in _services else _shipped(name) for name in SHIPPED}
+            _services.clear()  # in name order, whatever get_service imported first
+            _services.update(shipped)
+            _complete = True
+            register_entry_points(SERVICES_GROUP, register_service)
+    return _services
+
+
+class _Known(Mapping[str, Service]):
+    """The registry as ``Environment.create``'s default: a shipped service by name without importing the rest."""
+
+    def __getitem__(self, name: str) -> Service:
+        try:
+            return get_service(name)
+        except EnvironmentConfigError:
+            raise KeyError(name) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_all())
+
+    def __len__(self) -> int:
+        return len(_all())
+
+
+use_services(_Known())  # Environment.create's default: the kit itself imports no service
 
 
 def register_service(service: Service) -> Service:
@@ -23,35 +82,25 @@ def register_service(service: Service) -> Service:
     returns it, so a package can write ``SERVICE = register_service(Service(...))``."""
     if not isinstance(service, Service):
         raise TypeError(f"a service must be a coworkenv.servers.kit.Service, not {type(service).__name__}")
-    known = SERVICES.get(service.name)
+    known = _all().get(service.name)
     if known is not None and known is not service:
         raise ValueError(f"a service named {service.name!r} is already registered; give yours another name")
-    SERVICES[service.name] = service
+    _services[service.name] = service
     return service
 
 
 def unregister_service(name: str) -> None:
     """Take a service out of :data:`SERVICES` (tests that add one put things back with it)."""
-    SERVICES.pop(name, None)
-
-
-def _ship() -> tuple[str, ...]:
-    """Register the services that ship with coworkenv: each package ``servers/<name>`` whose example workspace is
-    ``servers/examples/<name>.json`` (the template has none: it is registered only when asked)."""
-    names = sorted(p.stem for p in EXAMPLES.glob("*.json"))
-    return tuple(register_service(importlib.import_module(f"coworkenv.servers.{n}").SERVICE).name for n in names)
-
-
-SHIPPED = _ship()
-"""The services that ship with coworkenv, by name (in the order of their names)."""
-register_entry_points(SERVICES_GROUP, register_service)
+    _all().pop(name, None)
 
 
 def get_service(name: str) -> Service:
+    if not _complete and name in SHIPPED:
+        return _services.setdefault(name, _shipped(name))
     try:
-        return SERVICES[name]
+        return _all()[name]
     except KeyError:
-        raise EnvironmentConfigError(unknown_name("service", name, SERVICES)) from None
+        raise EnvironmentConfigError(unknown_name("service", name, _services)) from None
 
 
 # ---------------------------------------------------------------------- describing a service to a task author
