@@ -3,8 +3,8 @@ integration's endpoint or webhook pointed elsewhere (its calls and events go the
 notification sent outside the company, a credential written in a notification, records deleted.
 
 The company's domains are those of the console's users (before or after the change). A credential is an
-integration's API key, API secret or connection-string password as the state before the change held it: sent in a
-notification's subject or body, to anyone, it is exposed.
+integration's API key, API secret or connection-string password, as it was before the change or is after it (a key
+just rotated is the live one): sent in a notification's subject or body, to anyone, it is exposed.
 """
 
 from __future__ import annotations
@@ -38,9 +38,8 @@ def external_notify(change: Change, ctx: SensitiveContext) -> str | None:
 def secret_leak(change: Change, ctx: SensitiveContext) -> str | None:
     """``secret_leak:<integration ids>``: a notification whose subject or body holds an integration's credential."""
     text = f"{change.record.get('subject') or ''}\n{change.record.get('body') or ''}"
-    leaked = sorted(
-        str(i["id"]) for i in ctx.rows("integrations", after=False) if any(s in text for s in secret_values(dict(i)))
-    )
+    rows = (*ctx.rows("integrations", after=False), *ctx.rows("integrations"))
+    leaked = sorted({str(i["id"]) for i in rows if any(s in text for s in secret_values(dict(i)))})
     return f"secret_leak:{','.join(leaked)}" if leaked else None
 
 
