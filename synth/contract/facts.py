@@ -20,6 +20,7 @@ from typing import Any
 
 from coworkenv.servers.kit import Service
 from coworkenv.servers.kit.records import Seed
+from coworkenv.synth.contract.flow import FlowFacts
 from coworkenv.synth.contract.guard import UnexplainedChange
 from coworkenv.synth.contract.verdict import AuditInput, SeedRows, State, VerdictMemo
 
@@ -45,6 +46,8 @@ class TaskFacts:
     write_limit: int | None = None
     naming_limit: int | None = None
     records_named: dict[str, int] = field(default_factory=dict)
+    flow: FlowFacts | None = None
+    """What the data-flow and instruction rules read (:mod:`.flow`), worked out at the first grading."""
 
 
 @dataclass

@@ -6,8 +6,11 @@ The grader diffs the final state against the initial one in every table of every
 - the task's **expected changes** (what the reference solution changes, derived by running it):
   an update of the same record touching no other fields, each new value the one the task expects (by value,
   :mod:`.values`: the reference's value, a check's matcher, or free text keeping what the reference kept);
-  a delete of the same record; a create in the
-  same table, matched one for one (a created record of a sensitive kind only by one with the same key);
+  a delete of the same record; a create in the same table, matched one for one **by content** (a maximum
+  matching, whatever the order of the run's calls: a created record pairs only with a reference record of the
+  same sensitive keys whose determined values — ids, addresses, amounts, statuses, times — it holds too, or that
+  a check's filter it meets accepts; what its free text says is judged by :mod:`.flow`), so a decoy made before
+  the real record cannot take its slot;
 - its **completion checks**: a ``record_fields`` check explains changes to the fields it names on its
   record to values its matcher accepts; a ``record_exists``/``record_count`` check explains created records matching its filter, as many as
   it needs (:func:`need`; those the expected changes explain count too, so a copy of the asked-for message is
@@ -39,7 +42,7 @@ from coworkenv.servers.kit.audit import replay_changes
 from coworkenv.synth.contract.checks import RecordCount, RecordExists, RecordFields
 from coworkenv.synth.contract.matchers import filter_matches, short
 from coworkenv.synth.contract.task import AllowedChange, ExpectedChange, Task
-from coworkenv.synth.contract.values import field_fits, named_words
+from coworkenv.synth.contract.values import field_fits, named_words, same_value
 
 UNEXPLAINED_PENALTY = 0.25
 """Completion lost per unexplained record change (a created, updated or deleted record)."""
@@ -103,13 +106,19 @@ def service_changes(services: ServiceLookup, names: Sequence[str], initial: Stat
 
 
 # ---------------------------------------------------------------------------------------------- explaining
+Slot = tuple[str, str, tuple[str, ...]]
+
+
 @dataclass
 class _Explainer:
     task: Task
     expected: Sequence[ExpectedChange]
-    pool: Counter[tuple[str, str, tuple[str, ...]]] = field(default_factory=Counter)
+    slots: dict[Slot, list[dict[str, Any]]] = field(default_factory=dict)
+    """Per (service, table, sensitive keys): what each record the reference creates there holds (its template)."""
     budget: list[int] = field(default_factory=list)
     """Per completion check (by position): how many more created records it may explain (see :func:`need`)."""
+    matched: set[tuple[str, str, str]] = field(default_factory=set)
+    """The created records an expected create explains (:meth:`match_creates`)."""
 
     words: list[str] = field(default_factory=list)
     """What the task's forbidden actions name: text an expected edit must not add (:func:`.values.named_words`)."""
@@ -118,8 +127,65 @@ class _Explainer:
         self.words = named_words([f.match.model_dump() for f in self.task.forbidden_actions])
         for e in self.expected:
             if e.op == "create":
-                self.pool[(e.service, e.table, tuple(sorted(e.keys)))] += e.count
+                records = e.records if e.records is not None else [{}] * e.count
+                self.slots.setdefault((e.service, e.table, tuple(sorted(e.keys))), []).extend(records)
         self.budget = [need(c.check) for c in self.task.completion_checks]
+
+    def _holds(self, ch: Change, template: Mapping[str, Any], made: set[str]) -> bool:
+        """Whether a created record holds what the reference's record holds: each determined value the same (empty
+        the same as absent), one a completion check's filter that the record meets accepts, or — for a link to
+        another record — one that holds the id of a record the run made or none (a new thread where the reference
+        replied in the old one)."""
+        after = ch.after or {}
+        accepted = {
+            part.split(".")[0]
+            for i in self._wanted_by(ch)
+            for path in (getattr(self.task.completion_checks[i].check, "where", None) or {})
+            for part in path.split("|")
+        }
+        return all(
+            n in accepted
+            or same_value(after.get(n), v)
+            or (_empty(after.get(n)) and (_empty(v) or isinstance(v, str)))
+            or _made(after.get(n), made)
+            for n, v in template.items()
+        )
+
+    def match_creates(self, changes: Sequence[_Change]) -> None:
+        """Pair the run's created records with the reference's, one for one, by content (a maximum matching, so the
+        order of the run's calls does not matter): a record is paired only with a template of the same table and
+        sensitive keys whose values it holds (:meth:`_holds`). Each paired record meets the need of the checks it satisfies."""
+        creates = [c for c in changes if c.change.op == "create" and self._allowed(c.change) is None]
+        slots = [(slot, i) for slot, templates in self.slots.items() for i in range(len(templates))]
+        made = {c.change.id for c in creates}
+        edges: dict[int, list[int]] = {}
+        for r, c in enumerate(creates):
+            key = (c.change.service, c.change.table, tuple(c.keys))
+            edges[r] = [
+                j
+                for j, (slot, i) in enumerate(slots)
+                if slot == key and self._holds(c.change, self.slots[slot][i], made)
+            ]
+        owner: dict[int, int] = {}
+
+        def augment(r: int, seen: set[int]) -> bool:
+            for j in edges[r]:
+                if j in seen:
+                    continue
+                seen.add(j)
+                if j not in owner or augment(owner[j], seen):
+                    owner[j] = r
+                    return True
+            return False
+
+        for r in range(len(creates)):
+            if edges[r]:
+                augment(r, set())
+        for r in owner.values():
+            ch = creates[r].change
+            self.matched.add((ch.service, ch.table, ch.id))
+            for i in self._wanted_by(ch):  # it meets those checks' need: a copy of it does not
+                self.budget[i] = max(0, self.budget[i] - 1)
 
     def _allowed(self, ch: Change) -> AllowedChange | None:
         for a in self.task.allowed_changes:
@@ -189,19 +255,22 @@ class _Explainer:
         if ch.op != "create":
             fields, keys = self.unexplained_fields(c)
             return (fields or list(ch.fields), keys) if fields or keys else None
-        slot = (ch.service, ch.table, tuple(c.keys))
-        wanted = self._wanted_by(ch)
-        if self.pool[slot] > 0:
-            self.pool[slot] -= 1
-            for i in wanted:  # it meets those checks' need: a copy of it later does not
-                self.budget[i] = max(0, self.budget[i] - 1)
+        if (ch.service, ch.table, ch.id) in self.matched:
             return None
         if not c.keys:
-            for i in wanted:
+            for i in self._wanted_by(ch):
                 if self.budget[i] > 0:
                     self.budget[i] -= 1
                     return None
         return list(ch.fields), list(c.keys)
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def _made(value: Any, made: set[str]) -> bool:
+    return isinstance(value, str) and any(m in value for m in made)
 
 
 def need(check: Any) -> int:
@@ -347,6 +416,7 @@ def unexplained_changes(
     without their old and new values, for callers that read only the numbers)."""
     changes = service_changes(services, task.services, initial, final)
     explainer = _Explainer(task, expected)
+    explainer.match_creates(changes)
     # a fixed order (sensitive first), so the same run always gets the same report
     changes.sort(key=lambda c: (not c.keys, c.change.service, c.change.table, c.change.id))
     out = []

@@ -167,6 +167,13 @@ class ExpectedChange(_Model):
     fields: list[str] = Field(default_factory=list, description="Update: the fields the reference changed.")
     keys: list[str] = Field(default_factory=list, description="The sensitive kinds of the change ('kind/key').")
     count: int = Field(default=1, ge=1, description="Create: how many such records the reference creates.")
+    records: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="Create: what each record the reference creates holds in its determined fields (single values: "
+        "ids of seed records, addresses, amounts, statuses, times; not free text, nor the ids of records the run "
+        "made); a run's created record is explained by one of them only when it holds the same (coworkenv.synth."
+        "contract.guard). Absent in tasks derived before: the grader derives them again.",
+    )
     values: dict[str, Any] | None = Field(
         default=None,
         description="Update: the value the reference left in each changed field whose value it determines (not "
