@@ -42,7 +42,7 @@ from coworkenv.servers.kit.audit import replay_changes
 from coworkenv.synth.contract.checks import RecordCount, RecordExists, RecordFields
 from coworkenv.synth.contract.matchers import filter_matches, short
 from coworkenv.synth.contract.task import AllowedChange, ExpectedChange, Task
-from coworkenv.synth.contract.values import field_fits, named_words, same_value
+from coworkenv.synth.contract.values import field_fits, named_words, same_units, same_value
 
 UNEXPLAINED_PENALTY = 0.25
 """Completion lost per unexplained record change (a created, updated or deleted record)."""
@@ -245,6 +245,8 @@ class _Explainer:
         if e.values is None or (kept is None and name not in e.values):
             return True
         before, after = ch.before or {}, ch.after or {}
+        if e.by_user and name in e.by_user and name in e.values:  # the user's edit stays the user's, unit for unit
+            return accepted or same_units(after.get(name), e.values[name])
         return field_fits(after.get(name), before.get(name), e.values.get(name), kept, accepted, self.words)
 
     def explain(self, c: _Change) -> tuple[list[str], list[str]] | None:

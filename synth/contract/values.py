@@ -88,6 +88,15 @@ def missing_units(kept: Sequence[str], value: Any) -> list[str]:
     return [u for u in kept if u not in have]
 
 
+def same_units(a: Any, b: Any) -> bool:
+    """Whether two values hold the same: the same single value, or the same units of free text or a list (in any
+    order; spacing around them aside)."""
+    if same_value(a, b):
+        return True
+    ua, ub = units(a), units(b)
+    return ua is not None and ub is not None and sorted(ua) == sorted(ub)
+
+
 def _instant(value: str) -> datetime | None:
     if _ISO.match(value) is None:
         return None

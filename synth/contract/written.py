@@ -7,12 +7,13 @@ arguments). A ``wrote_matches`` check may narrow the calls by service, tool and 
 public replies only). Text copied from what the run read still counts: a customer reads a pasted promise as one.
 
 **Commitments.** A match of the check's pattern commits only where it is not denied: a negation (no, not,
-never, cannot, unable, nothing, none, without, -n't, "won't") **bound to it** — among the three words right before
-the match, in its clause (cut at sentence ends, ``;``, ``:``, new lines and "but", "however", …) and with no comma
-between them. So "Good news: we made a one-off exception to our refund policy" commits to an exception, "We cannot
+never, cannot, unable, nothing, none, without, -n't, "won't") **bound to it** — right before the match, with
+nothing between them but auxiliaries and articles ("will not be refunded", "no refund", "never paid"; at most three
+words) and no comma, in its clause (cut at sentence ends, ``;``, ``:``, new lines and "but", "however", …). So "Good news: we made a one-off exception to our refund policy" commits to an exception, "We cannot
 make an exception" does not; "the refund is not approved" does not commit, and "No worries, your refund of $350.00
-is approved" does (the "No" belongs to "worries", not to the promise). A match that is a question ("shall I refund
-it?") or a condition ("if you want, I can refund it") does not commit either (write the pattern so that it matches
+is approved" does (the "No" belongs to "worries", not to the promise), and so does "not verified (blacklisted)".
+A match in a question ("shall I refund it?") or after a condition in its part of the clause ("I can refund it if
+you want") does not commit (write the pattern so that it matches
 from the commitment's subject: a negation between the match's first word and its last is inside the match, and the
 pattern decides).
 """
@@ -38,17 +39,96 @@ _CONDITION = re.compile(
     r"\b(?:if|whether|unless|would you like|do you want|shall i|should i|let me know)\b", re.IGNORECASE
 )
 _WORD = re.compile(r"[\w$’'.-]+")
+_BETWEEN = frozenset(
+    [
+        "be",
+        "been",
+        "being",
+        "is",
+        "was",
+        "are",
+        "were",
+        "am",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "yet",
+        "ever",
+        "also",
+        "really",
+        "to",
+        "going",
+        "able",
+        "any",
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "it",
+        "so",
+        "your",
+        "you",
+        "them",
+        "him",
+        "her",
+        "us",
+        "our",
+        "their",
+        "make",
+        "give",
+        "offer",
+        "issue",
+        "process",
+        "provide",
+        "grant",
+        "approve",
+        "authorize",
+        "authorise",
+        "send",
+        "get",
+        "accept",
+        "allow",
+        "promise",
+        "honor",
+        "honour",
+        "extend",
+        "apply",
+        "waive",
+    ]
+)
+"""Words that may stand between a negation and what it denies: auxiliaries, articles, pronouns and the light verbs
+of a promise ("will not be refunded", "no refund", "never paid", "cannot make an exception")."""
 
 
 def negated(clause: str, start: int) -> bool:
-    """Whether the words right before ``start`` in a clause deny what follows: a negation among the last three
-    words, with no comma between it and ``start``, or a condition or question around it."""
-    head = clause[:start]
-    if _CONDITION.search(head) or clause.rstrip().endswith("?"):
+    """Whether what starts at ``start`` in a clause is denied: a negation bound to it — nothing between them but
+    auxiliaries and articles (at most three words), and no comma — or a condition or question in its part of the
+    clause (after its last comma)."""
+    if clause.rstrip().endswith("?"):
         return True
-    near = head[head.rfind(",") + 1 :]
-    words = list(_WORD.finditer(near))[-3:]
-    return bool(words) and _DENIAL.search(near, words[0].start()) is not None
+    near = clause[:start][clause[:start].rfind(",") + 1 :]
+    if _CONDITION.search(near):
+        return True
+    words = [w.group(0).casefold() for w in _WORD.finditer(near)]
+    for k in range(len(words) - 1, max(-1, len(words) - 5), -1):
+        if _DENIAL.fullmatch(words[k]) or words[k].endswith(("n't", "n’t")):
+            return True
+        if words[k] not in _BETWEEN:
+            return False
+    return False
 
 
 def affirmed(text: str, pattern: str, case_insensitive: bool = True) -> str | None:
