@@ -396,3 +396,10 @@ def money_rx(cents: int) -> str:
     dollars = cents // 100
     body = f"{dollars:,}".replace(",", ",?")
     return rf"(?<![\d,.]){body}(?:\.00)?(?![\d,])"
+
+
+def shares(total: float, n: int) -> list[float]:
+    """``total`` split into ``n`` check weights, equal to 4 decimals, the rest of the rounding on the last one (so
+    the weights of a task still sum to 1). shares(0.7, 3) → [0.2333, 0.2333, 0.2334]."""
+    each = round(total / n, 4)
+    return [each] * (n - 1) + [round(total - each * (n - 1), 4)]
