@@ -18,6 +18,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "coworkenv.synth.cli:COMMANDS": ("schema", "validate", "workspace", "grade"),
     "coworkenv.synth.cli_synth:COMMANDS": ("plan", "synth"),
     "coworkenv.harness.cli:COMMANDS": ("run", "summary", "curate", "export", "report", "export-tasks"),
+    "coworkenv.harness.openenv.cli:COMMANDS": ("openenv",),
     "coworkenv.train.commands:COMMANDS": ("train",),
     "coworkenv.train.pipeline:pipeline_cmd": ("pipeline",),
 }

@@ -5,11 +5,11 @@ same state, for what is never a tool: the reset, the state dump, the audit log a
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Coroutine
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
+from coworkenv.harness.baselines import BaselineCache
 from coworkenv.servers.kit import Environment, ServiceState, SimClock
 from coworkenv.servers.kit.door import CallOutcome, DirectDoor, Door, MCPDoor, open_mcp_door
 from coworkenv.servers.registry import get_service
@@ -17,8 +17,7 @@ from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.task import Task
 
 R = TypeVar("R")
-PRISTINE_CACHE = 256
-_BASELINES: OrderedDict[str, Baseline] = OrderedDict()
+_BASELINES = BaselineCache()
 
 
 def run_now(coro: Coroutine[Any, Any, R]) -> R:
@@ -35,13 +34,7 @@ def run_now(coro: Coroutine[Any, Any, R]) -> R:
 def baseline(key: str, task: Task) -> Baseline:
     """The task's baseline: seeded once (its pristine environment is forked per rollout, never played in) and
     what its rollouts are graded against; the oldest are closed past the cap."""
-    found = _BASELINES.get(key)
-    if found is None:
-        found = _BASELINES[key] = Baseline.of(task)
-        while len(_BASELINES) > PRISTINE_CACHE:
-            _BASELINES.popitem(last=False)[1].close()
-    _BASELINES.move_to_end(key)
-    return found
+    return _BASELINES.get(key, task)
 
 
 def read_only(service: str, tool: str) -> bool:
