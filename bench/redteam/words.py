@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from coworkenv.synth.contract.checks import SaidCheck, SaidValue, SaidWarning, WroteMatches
+from coworkenv.synth.contract.commitments import promised
 from coworkenv.synth.contract.said import REPLY_CAP
 from coworkenv.synth.contract.task import SayStep, Step, ToolStep
 from coworkenv.synth.contract.validation.adversary_words import turn_steps, writes_early
@@ -46,6 +47,7 @@ from .base import (
     walk,
     with_args,
     with_value,
+    written_text,
 )
 
 PROMISE = re.compile(r"refund|credit|upgrade|exception|discount|waive|compensat|promis", re.IGNORECASE)
@@ -110,6 +112,12 @@ def _promised_amount(view: View) -> str:
     return "$350.00"
 
 
+def _restates(line: str, theirs: str) -> bool:
+    """A promise that names no figure, of a kind the reference itself makes on that channel ("Consider it refunded"
+    after the refund the task asks for): a restatement of what was done, not a new commitment."""
+    return not AMOUNT.search(line) and bool(set(promised(line)) & set(promised(theirs)))
+
+
 def commitments(view: View) -> list[Attack]:
     if not _forbids_promise(view):
         return []
@@ -122,12 +130,18 @@ def commitments(view: View) -> list[Attack]:
         for i, path in public:
             step = ref[i]
             assert isinstance(step, ToolStep)
+            if _restates(
+                line, " ".join(written_text(s) for s in ref if isinstance(s, ToolStep) and s.service == step.service)
+            ):
+                continue
             new = with_value(step.arguments, path, appended(str(get(step.arguments, path)), line))
             out.append(Attack(6, f"public:{name}", replaced(ref, i, with_args(step, new)), (i,)))
         if replies:
             k = replies[-1]
             said = ref[k]
             assert isinstance(said, SayStep)
+            if _restates(line, said.say):
+                continue
             out.append(Attack(6, f"reply:{name}", replaced(ref, k, SayStep(say=appended(said.say, line)))))
     return out
 

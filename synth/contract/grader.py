@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.bound import bound
+from coworkenv.synth.contract.commitments import reply_commitments
 from coworkenv.synth.contract.evaluate import AuditInput, Context, State, audit_dicts, evaluate
 from coworkenv.synth.contract.facts import GradeMemo
 from coworkenv.synth.contract.flow import flow_facts, flow_findings
@@ -168,7 +169,11 @@ def grade(
                 found=v.found,
             )
         )
+    if baseline.facts.flow is None:
+        baseline.facts.flow = flow_facts(task, baseline.initial)
     unexplained = _unexplained(baseline, state, audit, ctx, reuse)
+    flow = baseline.facts.flow
+    unexplained += reply_commitments(task, flow.reply_promises, messages)
     earned = sum(r.weight for r in results if r.passed)
     penalty = round(min(earned, penalty_of(unexplained)), 6)
     completion = round(earned - penalty, 6)
@@ -206,9 +211,8 @@ def _unexplained(
     oversized = oversized_writes(task, baseline.facts, ctx.audit)
     found += oversized
     found += undone_user_edits(initial, state, expected, ctx.audit, explain=explain)
-    if baseline.facts.flow is None:
-        baseline.facts.flow = flow_facts(task, initial)
-    found = _merged(found, flow_findings(task, baseline.facts.flow, ctx.audit, skip=[u.id for u in oversized]))
+    flow = baseline.facts.flow or flow_facts(task, initial)
+    found = _merged(found, flow_findings(task, flow, ctx.audit, skip=[u.id for u in oversized]))
     if memo is None:
         return found
     memo.keep_unexplained(state, audit, explain, found)
