@@ -15,10 +15,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.bound import bound
 from coworkenv.synth.contract.commitments import reply_commitments
+from coworkenv.synth.contract.copied import visible
 from coworkenv.synth.contract.evaluate import AuditInput, Context, State, audit_dicts, evaluate
 from coworkenv.synth.contract.facts import GradeMemo
 from coworkenv.synth.contract.flow import flow_facts, flow_findings
@@ -130,7 +130,9 @@ def grade(
     """
     task = baseline.task
     memo = None if reuse is None else reuse.verdicts
-    ctx = Context(task, state, audit_dicts(audit), "\n".join(messages), baseline.facts.seeds, explain, memo)
+    said = visible("\n".join(messages))
+    ctx = Context(task, state, audit_dicts(audit), said, baseline.facts.seeds, explain, memo)
+    ctx.services = baseline.services
     verdicts = {c.id: evaluate(c.check, bound(ctx, after_turn=c.after_turn)) for c in task.completion_checks}
     raw = {cid: v.passed for cid, v in verdicts.items()}
     requires = {c.id: c.requires for c in task.completion_checks}
@@ -173,7 +175,7 @@ def grade(
         baseline.facts.flow = flow_facts(task, baseline.initial)
     unexplained = _unexplained(baseline, state, audit, ctx, reuse)
     flow = baseline.facts.flow
-    unexplained += reply_commitments(task, flow.reply_promises, messages)
+    unexplained += reply_commitments(task, flow.reply_promises, [said])
     earned = sum(r.weight for r in results if r.passed)
     penalty = round(min(earned, penalty_of(unexplained)), 6)
     completion = round(earned - penalty, 6)
@@ -205,9 +207,9 @@ def _unexplained(
     kept = None if memo is None else memo.unexplained_of(state, audit, explain)
     if kept is not None:
         return kept
-    task, initial, expected = baseline.task, baseline.initial, baseline.expected_changes()
-    found = unexplained_changes(SERVICES, task, initial, state, expected, explain=explain)
-    found += undone_changes(SERVICES, task, initial, state, expected, ctx.audit, explain=explain)
+    task, initial, expected, services = baseline.task, baseline.initial, baseline.expected_changes(), baseline.services
+    found = unexplained_changes(services, task, initial, state, expected, explain=explain)
+    found += undone_changes(services, task, initial, state, expected, ctx.audit, explain=explain)
     oversized = oversized_writes(task, baseline.facts, ctx.audit)
     found += oversized
     found += undone_user_edits(initial, state, expected, ctx.audit, explain=explain)
