@@ -15,13 +15,12 @@ task's :class:`~coworkenv.synth.contract.runner.Workbench`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from coworkenv.servers.kit import Environment
+from coworkenv.servers.kit import Environment, Service
 from coworkenv.servers.kit.door import DirectDoor
-from coworkenv.servers.kit.environment import default_services
-from coworkenv.servers.registry import SERVICES
+from coworkenv.servers.kit.environment import ServiceLookup, default_services
 from coworkenv.synth.contract.expected import derive_expected, stale_keys
 from coworkenv.synth.contract.facts import ParsedSeeds, TaskFacts
 from coworkenv.synth.contract.play import Row, Trial, play_steps, user_script
@@ -50,27 +49,36 @@ class Baseline:
     facts: TaskFacts = field(default_factory=TaskFacts)
 
     @classmethod
-    def seeded(cls, task: Task, parsed: ParsedSeeds | None = None) -> Baseline:
+    def seeded(cls, task: Task, parsed: ParsedSeeds | None = None, registry: ServiceLookup | None = None) -> Baseline:
         """Seed the task's pristine environment (the one seeding of the task); the expected changes are those
         stored with the task, unless they are missing or stale (:func:`~.expected.stale_keys`): then None, for the
         caller to derive (:meth:`derive_expected`, or validation from its own run of the reference).
 
-        ``parsed``: what static validation parsed of the task's seeds (spares validating them again)."""
-        usable = _usable(task, parsed or {})
-        pristine = Environment.create(task.seeds(), now=task.now, parsed=usable)
+        ``parsed``: what static validation parsed of the task's seeds (spares validating them again).
+        ``registry``: where the task's services are looked up by name (default: every known service,
+        ``coworkenv.servers.registry``); the baseline, and the grader after it, read them from the environment
+        seeded here (:attr:`services`), never from a global."""
+        usable = _usable(task, parsed or {}, registry)
+        pristine = Environment.create(task.seeds(), now=task.now, parsed=usable, registry=registry)
         stored = task.expected_changes
         expected = stored if stored is not None and not stale_keys(stored) else None
-        facts = TaskFacts(seeds=_normalised(task, parsed or {}))
+        facts = TaskFacts(seeds=_normalised(task, parsed or {}, services_of(pristine)))
         return cls(task, pristine, pristine.dump_over({}), expected, facts)
 
     @classmethod
-    def of(cls, task: Task, parsed: ParsedSeeds | None = None) -> Baseline:
+    def of(cls, task: Task, parsed: ParsedSeeds | None = None, registry: ServiceLookup | None = None) -> Baseline:
         """:meth:`seeded`, with the expected changes derived by playing the task's reference solution in a fork
         when the task carries none (a hand-written task not validated yet) or stale ones."""
-        baseline = cls.seeded(task, parsed)
+        baseline = cls.seeded(task, parsed, registry)
         if baseline.expected is None:
             baseline.expected = baseline.derive_expected()
         return baseline
+
+    @property
+    def services(self) -> dict[str, Service]:
+        """The task's services by name, as its pristine environment was seeded with them: what grading reads (tables,
+        tools, sensitive kinds)."""
+        return services_of(self.pristine)
 
     def fork(self) -> Environment:
         """A fresh environment of the task (a fork of the pristine one: ~0.2 ms, where seeding costs several ms)."""
@@ -78,7 +86,7 @@ class Baseline:
 
     def expected_from(self, reference: Trial) -> list[ExpectedChange]:
         """The expected changes, from a trial of the task's reference solution."""
-        return derive_expected(SERVICES, self.task, self.initial, reference.state, audit_dicts(reference.audit))
+        return derive_expected(self.services, self.task, self.initial, reference.state, audit_dicts(reference.audit))
 
     def derive_expected(self) -> list[ExpectedChange]:
         """Play the task's reference solution in a fork and derive the expected changes from what it left."""
@@ -116,9 +124,15 @@ def play_now(baseline: Baseline, steps: Sequence[Step]) -> Trial:
         env.close()
 
 
-def _usable(task: Task, parsed: ParsedSeeds) -> dict[str, Row]:
-    """The seeds static validation parsed for the shipped services, where the task still holds those very seeds."""
-    services = default_services() or {}
+def services_of(env: Environment) -> dict[str, Service]:
+    """The services of an environment by name (each state knows the service it was opened with)."""
+    return {name: state.service for name, state in env.states.items()}
+
+
+def _usable(task: Task, parsed: ParsedSeeds, registry: ServiceLookup | None) -> dict[str, Row]:
+    """The seeds static validation parsed for the services the task is seeded with, where the task still holds
+    those very seeds."""
+    services = registry if registry is not None else default_services() or {}
     return {
         name: seed
         for name, (service, held, seed) in parsed.items()
@@ -126,11 +140,13 @@ def _usable(task: Task, parsed: ParsedSeeds) -> dict[str, Row]:
     }
 
 
-def _normalised(task: Task, parsed: ParsedSeeds) -> dict[str, dict[str, list[dict[str, object]]]]:
+def _normalised(
+    task: Task, parsed: ParsedSeeds, services: Mapping[str, Service]
+) -> dict[str, dict[str, list[dict[str, object]]]]:
     """The parsed seeds as the grader reads them (:meth:`~.verdict.Context.seed_rows`), where they are this very
-    task's."""
+    task's, parsed by the very services it was seeded with."""
     return {
         name: dict(seed)
         for name, (service, held, seed) in parsed.items()
-        if SERVICES.get(name) is service and task.seed(name) is held
+        if services.get(name) is service and task.seed(name) is held
     }

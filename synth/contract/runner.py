@@ -17,7 +17,7 @@ import anyio
 
 from coworkenv.servers.kit import AuditRow, Environment
 from coworkenv.servers.kit.door import DirectDoor, memory_targets, open_mcp_door
-from coworkenv.servers.kit.environment import audit_order
+from coworkenv.servers.kit.environment import ServiceLookup, audit_order
 from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.baseline import play_now as play_in_fork
 from coworkenv.synth.contract.facts import GradeMemo, ParsedSeeds
@@ -53,9 +53,10 @@ class Workbench:
     """What the reference solution's own direct-door run left (:func:`run_steps`), once it was played."""
 
     @classmethod
-    def of(cls, task: Task, parsed: ParsedSeeds | None = None) -> Workbench:
-        """A workbench for ``task``: its baseline with expected changes (:meth:`Baseline.of`)."""
-        return cls(Baseline.of(task, parsed))
+    def of(cls, task: Task, parsed: ParsedSeeds | None = None, registry: ServiceLookup | None = None) -> Workbench:
+        """A workbench for ``task``: its baseline with expected changes (:meth:`Baseline.of`), its services looked up
+        in ``registry`` (default: every known service)."""
+        return cls(Baseline.of(task, parsed, registry))
 
     @property
     def task(self) -> Task:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from coworkenv.servers.kit import AuditRow, SeedError, parse_seed
+from coworkenv.servers.kit import AuditRow, SeedError, Service, parse_seed
 from coworkenv.synth.contract.task import Task
 
 Row = Mapping[str, Any]
@@ -50,6 +50,8 @@ class Context:
     own_words: dict[bool, str] = field(default_factory=dict)
     """What the agent said with the text it copied from tool results taken out (:mod:`.copied`), once worked out:
     keeping short quotations (True) or not (False)."""
+    services: Mapping[str, Service] | None = None
+    """The task's services by name (the grader sets those of the task's baseline); None: every known service."""
 
     def window_rows(self) -> list[dict[str, Any]]:
         """The audit rows that count (all of them unless the check is bound to a turn)."""
@@ -73,14 +75,18 @@ class Context:
     def seed_rows(self, service: str, table: str) -> list[dict[str, Any]]:
         """Seed records as the service stores them (defaults filled, times normalised)."""
         if service not in self.seeds:
-            self.seeds[service] = _normalise_seed(service, self.task.seed(service))
+            self.seeds[service] = _normalise_seed(service, self.task.seed(service), self.services)
         return self.seeds[service].get(table, [])
 
 
-def _normalise_seed(service: str, seed: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    from coworkenv.servers.registry import SERVICES
+def _normalise_seed(
+    service: str, seed: Mapping[str, Any], services: Mapping[str, Service] | None
+) -> dict[str, list[dict[str, Any]]]:
+    if services is None:
+        from coworkenv.servers.registry import SERVICES
 
-    spec = SERVICES.get(service)
+        services = SERVICES
+    spec = services.get(service)
     if spec is None:
         return {k: list(v) for k, v in seed.items()}
     try:

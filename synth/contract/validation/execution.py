@@ -20,6 +20,7 @@ from typing import TypeVar
 import anyio
 from pydantic import BaseModel
 
+from coworkenv.servers.kit.environment import ServiceLookup
 from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.facts import ParsedSeeds
@@ -237,15 +238,17 @@ async def validate_exec(
     max_mutations: int = 40,
     adversaries: bool = True,
     parsed: ParsedSeeds | None = None,
+    registry: ServiceLookup | None = None,
 ) -> ExecReport:
     """Run the reference, a no-op, each forbidden example, the mutations and (unless ``adversaries`` is
     False) the adversaries; return the diagnostics.
 
     The task is seeded once, here: its :class:`Workbench` (the baseline, whose expected changes come from this
     run of the reference, and the memos of this validation) is made here and handed to every run and grade.
-    ``parsed``: what static validation parsed of the task's seeds."""
+    ``parsed``: what static validation parsed of the task's seeds; ``registry``: where its services are looked up
+    (default: every known service)."""
     started = time.perf_counter()
-    bench = Workbench(Baseline.seeded(task, parsed))
+    bench = Workbench(Baseline.seeded(task, parsed, registry))
     try:
         reference = await run_steps(bench, task.reference_solution, via_mcp=via_mcp)
         diagnostics = _adopt_expected_changes(bench.baseline, reference)

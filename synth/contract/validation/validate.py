@@ -53,7 +53,12 @@ async def validate_task(
     if execute and is_valid(diagnostics):
         try:
             execution = await validate_exec(
-                task, via_mcp=via_mcp, max_mutations=max_mutations, adversaries=adversaries, parsed=parsed
+                task,
+                via_mcp=via_mcp,
+                max_mutations=max_mutations,
+                adversaries=adversaries,
+                parsed=parsed,
+                registry=registry,
             )
             diagnostics += execution.diagnostics
         except Exception as exc:  # an environment that cannot even be built is a finding, not a crash
