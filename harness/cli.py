@@ -132,7 +132,8 @@ def run_cmd(
 
     Running the same command again resumes: finished (task, trial) pairs are not redone."""
     from coworkenv.harness.agents.registry import AgentSpecError, make_agent
-    from coworkenv.synth.providers import ProviderConfigError, scrub
+    from coworkenv.synth.model_io import ProviderConfigError
+    from coworkenv.synth.providers import scrub
 
     try:
         sources = _task_sources(tasks)

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from coworkenv.synth.contract.turns import TOOL_SEPARATOR
-from coworkenv.synth.providers import Usage
+from coworkenv.synth.model_io import Usage
 
 
 def qualified_name(service: str, tool: str) -> str:

@@ -33,7 +33,7 @@ from coworkenv.servers.kit.door import DirectDoor, Door, DoorTool, MCPDoor
 from coworkenv.servers.mcp_config import mcp_config
 from coworkenv.servers.registry import get_service
 from coworkenv.synth.contract.task import Task
-from coworkenv.synth.providers import InfrastructureError
+from coworkenv.synth.model_io import InfrastructureError
 
 Transport = Literal["direct", "mcp", "stdio"]
 TRANSPORTS: tuple[Transport, ...] = ("direct", "mcp", "stdio")

@@ -12,7 +12,9 @@
 - :func:`arguments_or_invalid` parses a model's tool-call arguments; malformed JSON is kept under
   :data:`INVALID_ARGUMENTS_KEY` so the call fails as invalid arguments instead of crashing the episode.
 
-The LLM task generator (``coworkenv.synth.generate.llm_generator``) uses this module too.
+The LLM task generator (``coworkenv.synth.generate.llm_generator``) uses this module too. The types a model call
+gives back (:class:`Usage`, :class:`InfrastructureError`, :class:`ProviderConfigError`) live in
+:mod:`coworkenv.synth.model_io`, the floor both wings import.
 """
 
 from __future__ import annotations
@@ -27,38 +29,14 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 import anyio
-from pydantic import BaseModel
+
+from coworkenv.synth.model_io import InfrastructureError, ProviderConfigError, Usage
 
 log = logging.getLogger("coworkenv.synth.providers")
 T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]
 
-
-class InfrastructureError(RuntimeError):
-    """Not the agent's fault: the provider or the machine failed. The trial is retried, not scored."""
-
-
-class Usage(BaseModel):
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-
-    def add(self, other: Usage) -> Usage:
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
-            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-        )
-
-
-class ProviderConfigError(InfrastructureError):
-    """The provider refuses us for a reason retrying will not fix (no or bad key, unknown model).
-
-    Still an infrastructure failure (never the agent's fault), but a run should stop and say what to do."""
-
-    retryable = False
+__all__ = ["InfrastructureError", "ProviderConfigError", "Usage"]  # the model_io types, for callers of this module
 
 
 # ---------------------------------------------------------------------------------------------- secrets

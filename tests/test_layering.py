@@ -204,3 +204,20 @@ def test_the_harness_wings_import_no_command_line_and_no_run() -> None:
     upper = ("coworkenv.harness.cli", "coworkenv.harness.run")
     assert _offenders("coworkenv.harness.report", upper) == {}
     assert _offenders("coworkenv.harness.export", upper) == {}
+
+
+def test_what_a_model_call_gives_back_is_a_floor_both_wings_import_without_the_provider_plumbing() -> None:
+    """``Usage``, ``InfrastructureError`` and ``ProviderConfigError`` live in ``coworkenv.synth.model_io``, which
+    imports nothing of ours; the harness's message vocabulary, agent base and tool plumbing take them from there,
+    not from ``coworkenv.synth.providers`` (retries, scrubbing, prices)."""
+    assert ANNOTATED["coworkenv.synth.model_io"] == set()
+    for name in ("coworkenv.harness.messages", "coworkenv.harness.agents.base", "coworkenv.harness.tools"):
+        assert "coworkenv.synth.model_io" in GRAPH[name]
+        assert "coworkenv.synth.providers" not in ANNOTATED[name], name
+    from coworkenv.harness.agents.base import InfrastructureError
+    from coworkenv.harness.messages import Usage
+    from coworkenv.synth import model_io, providers
+
+    assert InfrastructureError is model_io.InfrastructureError is providers.InfrastructureError
+    assert Usage is model_io.Usage is providers.Usage
+    assert issubclass(providers.ProviderConfigError, InfrastructureError)

@@ -14,7 +14,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, Usage
-from coworkenv.synth.providers import Accounting, ProviderConfigError, RetryPolicy, estimate_cost, with_retries
+from coworkenv.synth.model_io import ProviderConfigError
+from coworkenv.synth.providers import Accounting, RetryPolicy, estimate_cost, with_retries
 
 if TYPE_CHECKING:
     import anthropic

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from coworkenv.harness.messages import AgentTurn, Message, ToolView
-from coworkenv.synth.providers import InfrastructureError
+from coworkenv.synth.model_io import InfrastructureError
 
 __all__ = ["EpisodeAgent", "EpisodeIO", "InfrastructureError", "LimitReached", "ModelAgent"]
 

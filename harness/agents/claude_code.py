@@ -64,7 +64,8 @@ __all__ = [
     "unprefixed",
 ]
 from coworkenv.harness.messages import Usage
-from coworkenv.synth.providers import ProviderConfigError, scrub
+from coworkenv.synth.model_io import ProviderConfigError
+from coworkenv.synth.providers import scrub
 
 CLAUDE_CODE_VERSION = "2.1.332"
 """The Claude Code release this agent is tested against (``.ci/run`` installs exactly this one)."""

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from coworkenv.harness.agents.hf_agent import parse_tool_calls
 from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView, Usage
+from coworkenv.synth.model_io import ProviderConfigError
 from coworkenv.synth.providers import (
     Accounting,
-    ProviderConfigError,
     RetryPolicy,
     arguments_or_invalid,
     estimate_cost,

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from coworkenv.synth.providers import ProviderConfigError, Usage, classify_http_error, redact_url_credentials, scrub
+from coworkenv.synth.model_io import ProviderConfigError, Usage
+from coworkenv.synth.providers import classify_http_error, redact_url_credentials, scrub
 
 if TYPE_CHECKING:
     import anthropic

@@ -42,15 +42,8 @@ from coworkenv.synth.generate.llm_clients import ChatClient, ChatReply, Turn, ma
 from coworkenv.synth.generate.llm_json import extract_json
 from coworkenv.synth.generate.llm_review import ReviewRound, evidence_summary, evidence_text, parse_review
 from coworkenv.synth.generate.plan import Cell
-from coworkenv.synth.providers import (
-    Accounting,
-    InfrastructureError,
-    ProviderConfigError,
-    RetryPolicy,
-    Usage,
-    estimate_cost,
-    with_retries,
-)
+from coworkenv.synth.model_io import InfrastructureError, ProviderConfigError, Usage
+from coworkenv.synth.providers import Accounting, RetryPolicy, estimate_cost, with_retries
 
 __all__ = ["DEFAULT_MODEL", "LLMGenerator", "LLMOutcome", "extract_json"]
 
