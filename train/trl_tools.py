@@ -95,27 +95,43 @@ def _one_line(text: str) -> str:
 
 def docstring_of(spec: ToolSpec) -> str:
     """The tool's description, then ``Args:`` with each argument's description (Google style)."""
-    properties: dict[str, Any] = spec.input_schema().get("properties", {})
-    lines = [spec.description.strip()]
+    return docstring_from(spec.description, spec.input_schema())
+
+
+def docstring_from(description: str, schema: dict[str, Any]) -> str:
+    """A description and an input schema as a Google-style docstring (what ``get_json_schema`` reads)."""
+    properties: dict[str, Any] = schema.get("properties", {})
+    lines = [description.strip()]
     if properties:
         lines += ["", "Args:"]
         for name, prop in properties.items():
-            description = _one_line(str(prop.get("description") or prop.get("title") or name))
-            lines.append(f"    {name}: {description}")
+            text = _one_line(str(prop.get("description") or prop.get("title") or name))
+            lines.append(f"    {name}: {text}")
     return "\n".join(lines)
 
 
 def tool_method(service: str, spec: ToolSpec) -> Callable[..., str]:
     """The method ``<service>__<tool>`` of an environment: it hands its keyword arguments to the environment's
     ``_call_tool(service, tool, arguments)`` and returns the text the agent reads."""
-    name = qualified_name(service, spec.name)
-    signature = signature_of(spec.input_schema())
 
-    def method(self: Any, **arguments: Any) -> str:
+    def call(self: Any, arguments: dict[str, Any]) -> str:
         return str(self._call_tool(service, spec.name, arguments))
 
+    return schema_method(qualified_name(service, spec.name), spec.description, spec.input_schema(), call)
+
+
+def schema_method(
+    name: str, description: str, schema: dict[str, Any], call: Callable[[Any, dict[str, Any]], str]
+) -> Callable[..., str]:
+    """A method named ``name`` whose signature and docstring say ``schema`` and ``description``; it hands its
+    keyword arguments to ``call(self, arguments)``."""
+    signature = signature_of(schema)
+
+    def method(self: Any, **arguments: Any) -> str:
+        return call(self, arguments)
+
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = docstring_of(spec)
+    method.__doc__ = docstring_from(description, schema)
     method.__signature__ = signature  # type: ignore[attr-defined]
     method.__annotations__ = {
         p.name: p.annotation for p in signature.parameters.values() if p.annotation is not inspect.Parameter.empty

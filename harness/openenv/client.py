@@ -33,10 +33,9 @@ def ws_url(base_url: str) -> str:
 
 def _answer(raw: str | bytes) -> dict[str, Any]:
     frame = json.loads(raw)
-    if frame.get("type") == "error":
-        data = frame.get("data") or {}
-        raise OpenEnvError(str(data.get("message", "unknown error")), str(data.get("code", "UNKNOWN")))
     data: dict[str, Any] = frame.get("data") or {}
+    if frame.get("type") == "error":
+        raise OpenEnvError(str(data.get("message", "unknown error")), str(data.get("code", "UNKNOWN")))
     return data
 
 
@@ -65,9 +64,10 @@ class OpenEnvSession:
         if self._socket is None:
             from websockets.sync.client import connect
 
-            self._socket = connect(
+            opened = connect(
                 self.url, additional_headers=self.headers, open_timeout=self.timeout_s, max_size=None, proxy=None
             )
+            self._socket = opened.__enter__()  # held across calls: closed by close()
         self._socket.send(json.dumps(frame))
         return _answer(self._socket.recv(timeout=self.timeout_s))
 
