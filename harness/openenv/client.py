@@ -8,6 +8,7 @@ A session is one socket: ``reset``, ``step`` and ``state`` frames go out, their 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -68,7 +69,8 @@ class OpenEnvSession:
                 self.url, additional_headers=self.headers, open_timeout=self.timeout_s, max_size=None, proxy=None
             )
             self._socket = opened.__enter__()  # held across calls: closed by close()
-        self._socket.send(json.dumps(frame))
+        with contextlib.suppress(Exception):  # refused at once (at capacity): the error frame came first; read it
+            self._socket.send(json.dumps(frame))
         return _answer(self._socket.recv(timeout=self.timeout_s))
 
     def reset(self, **arguments: Any) -> dict[str, Any]:
@@ -91,10 +93,8 @@ class OpenEnvSession:
         """Close the socket: the server frees the session's workspace."""
         socket, self._socket = self._socket, None
         if socket is not None:
-            try:
+            with contextlib.suppress(Exception):
                 socket.send(json.dumps({"type": "close"}))
-            except Exception:
-                pass
             socket.close()
 
 
@@ -116,12 +116,15 @@ class AsyncOpenEnvSession:
     async def __aexit__(self, *exc: object) -> None:
         socket, self._socket = self._socket, None
         if socket is not None:
+            with contextlib.suppress(Exception):
+                await socket.send(json.dumps({"type": "close"}))
             await socket.close()
 
     async def _send(self, frame: dict[str, Any]) -> dict[str, Any]:
         import anyio
 
-        await self._socket.send(json.dumps(frame))
+        with contextlib.suppress(Exception):  # refused at once (at capacity): the error frame came first; read it
+            await self._socket.send(json.dumps(frame))
         with anyio.fail_after(self.timeout_s):
             return _answer(await self._socket.recv())
 

@@ -362,7 +362,8 @@ def create_app(
         return JSONResponse({"name": "coworkenv", "description": description, "version": version("coworkenv")})
 
     async def health(request: Request) -> JSONResponse:
-        return JSONResponse({"status": "healthy", "sessions": len(table.open), "max_sessions": table.max_sessions})
+        counts = {"sessions": len(table.open), "max_sessions": table.max_sessions, "rss_kib": rss_kib()}
+        return JSONResponse({"status": "healthy", **counts})
 
     async def tasks(request: Request) -> JSONResponse:
         listed = [
@@ -404,6 +405,15 @@ def create_app(
     )
     app.state.sessions = table
     return app
+
+
+def rss_kib() -> int | None:
+    """This process's resident memory (Linux), for watching sessions come and go."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            return next((int(line.split()[1]) for line in status if line.startswith("VmRSS:")), None)
+    except OSError:
+        return None
 
 
 async def _reaper(table: SessionTable) -> None:
