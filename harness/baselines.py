@@ -1,7 +1,7 @@
 """Tasks' baselines kept for reuse: each task seeded once (:class:`~coworkenv.synth.contract.baseline.Baseline`), its
 pristine environment forked for every episode, rollout or session that plays it, the least recently used closed past
 a cap. Shared by the OpenEnv server (:mod:`coworkenv.harness.openenv`) and the trl environments
-(:mod:`coworkenv.train.trl_backends`).
+(:mod:`coworkenv.train.trl_backends`, one cache per trainer: :class:`~coworkenv.train.trl_backends.TaskBaselines`).
 
 A fork is a copy of its own, and grading reads the baseline's initial state and expected changes, not its pristine
 environment: closing an evicted baseline never disturbs the episodes forked from it."""

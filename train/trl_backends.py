@@ -5,11 +5,13 @@ same state, for what is never a tool: the reset, the state dump, the audit log a
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Coroutine
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
-from coworkenv.harness.baselines import BaselineCache
+from coworkenv.harness.baselines import BASELINE_CACHE, BaselineCache
 from coworkenv.servers.kit import Environment, ServiceState, SimClock
 from coworkenv.servers.kit.door import CallOutcome, DirectDoor, Door, MCPDoor, open_mcp_door
 from coworkenv.servers.registry import get_service
@@ -17,7 +19,8 @@ from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.task import Task
 
 R = TypeVar("R")
-_BASELINES = BaselineCache()
+TASK_CACHE = 256
+"""Parsed tasks a :class:`TaskBaselines` keeps (a trl row holds its task as JSON text)."""
 
 
 def run_now(coro: Coroutine[Any, Any, R]) -> R:
@@ -31,10 +34,41 @@ def run_now(coro: Coroutine[Any, Any, R]) -> R:
     raise RuntimeError("a call that was expected to finish at once suspended")
 
 
-def baseline(key: str, task: Task) -> Baseline:
-    """The task's baseline: seeded once (its pristine environment is forked per rollout, never played in) and
-    what its rollouts are graded against; the oldest are closed past the cap."""
-    return _BASELINES.get(key, task)
+class TaskBaselines:
+    """The tasks one trainer's environments play: each row's task parsed once (by the SHA-256 of its JSON text) and
+    its :class:`Baseline` seeded once (its pristine environment forked per rollout, never played in; what the
+    rollouts are graded against). Both bounded, least recently used first out (an evicted baseline is closed).
+
+    One per :func:`~coworkenv.train.trl_env.trl_environments` call, shared by the environment instances trl makes
+    of its classes: nothing of a task outlives the trainer that played it in a process-global cache."""
+
+    def __init__(self, tasks: int = TASK_CACHE, baselines: int = BASELINE_CACHE) -> None:
+        self.cap = tasks
+        self._tasks: OrderedDict[str, Task] = OrderedDict()
+        self.baselines = BaselineCache(baselines)
+
+    def task(self, text: str) -> tuple[str, Task]:
+        """(key, task) of a row's task JSON: the key names its content."""
+        key = hashlib.sha256(text.encode()).hexdigest()
+        task = self._tasks.get(key)
+        if task is None:
+            task = self._tasks[key] = Task.model_validate_json(text)
+            while len(self._tasks) > self.cap:
+                self._tasks.popitem(last=False)
+        self._tasks.move_to_end(key)
+        return key, task
+
+    def baseline(self, key: str, task: Task) -> Baseline:
+        """The task's baseline (seeded now if it is not held)."""
+        return self.baselines.get(key, task)
+
+    def __len__(self) -> int:
+        return len(self.baselines)
+
+    def close(self) -> None:
+        """Close every baseline held and forget the tasks (environments forked from them are unaffected)."""
+        self._tasks.clear()
+        self.baselines.close()
 
 
 def read_only(service: str, tool: str) -> bool:
@@ -45,8 +79,8 @@ def read_only(service: str, tool: str) -> bool:
 class Backend(Protocol):
     env: Environment
 
-    def start(self, key: str, task: Task) -> None:
-        """Make ``env`` the task's seeded state (``key`` identifies the task's content)."""
+    def start(self, baseline: Baseline) -> None:
+        """Make ``env`` the seeded state of the baseline's task."""
         ...
 
     def call(self, service: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
@@ -63,9 +97,9 @@ class LocalBackend:
         self.env = Environment({}, SimClock())
         self.door: Door = DirectDoor(self.env)
 
-    def start(self, key: str, task: Task) -> None:
+    def start(self, baseline: Baseline) -> None:
         self.env.close()
-        self.env = baseline(key, task).fork()
+        self.env = baseline.fork()
         self.door = DirectDoor(self.env)
 
     def call(self, service: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
@@ -98,11 +132,12 @@ class HttpBackend:
         self._door_cm: AbstractContextManager[MCPDoor] | None = None
         self._door: MCPDoor | None = None
 
-    def start(self, key: str, task: Task) -> None:
+    def start(self, baseline: Baseline) -> None:
+        task = baseline.task
         if set(task.services) != set(self.urls):
             raise RuntimeError(f"task {task.id} needs {sorted(task.services)}; the servers are {sorted(self.urls)}")
         self.env.reset()
-        want = baseline(key, task).pristine
+        want = baseline.pristine
         if want.dump() != self.env.dump() or want.clock.iso() != self.env.clock.iso():
             raise RuntimeError(
                 f"the served databases do not hold task {task.id}'s seed and clock ({want.clock.iso()}): serve "

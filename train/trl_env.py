@@ -28,9 +28,7 @@ One instance plays one rollout at a time; trl pools instances and calls ``reset(
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -41,22 +39,10 @@ from coworkenv.harness.user_sim import ScriptedUser, UserContext, monotonic_cloc
 from coworkenv.servers.registry import get_service
 from coworkenv.synth.contract.grader import Grade, grade
 from coworkenv.synth.contract.task import Task
-from coworkenv.train.trl_backends import Backend, HttpBackend, LocalBackend, baseline, read_only, run_now
+from coworkenv.train.trl_backends import Backend, HttpBackend, LocalBackend, TaskBaselines, read_only, run_now
 from coworkenv.train.trl_tools import tool_method
 
 OK, INCOMPLETE, INFRA_ERROR = "ok", "incomplete", "infra_error"
-TASK_CACHE = 256
-_TASKS: OrderedDict[str, Task] = OrderedDict()
-
-
-def _task_of(text: str) -> tuple[str, Task]:
-    key = hashlib.sha256(text.encode()).hexdigest()
-    task = _TASKS.get(key)
-    if task is None:
-        task = _TASKS[key] = Task.model_validate_json(text)
-        while len(_TASKS) > TASK_CACHE:
-            _TASKS.popitem(last=False)
-    return key, task
 
 
 class TaskEnvironment:
@@ -69,10 +55,15 @@ class TaskEnvironment:
     services: ClassVar[tuple[str, ...]] = ()
     connect: ClassVar[Callable[[], Backend] | None] = None
     """URL mode: hands each new instance its own set of running servers (see :func:`http_factory`)."""
+    tasks: ClassVar[TaskBaselines | None] = None
+    """The tasks and baselines the instances of this class share: one per :func:`trl_environments` call (one
+    trainer); a class made by :meth:`for_services` alone has none, and each instance then keeps its own."""
 
     def __init__(self) -> None:
         connect = type(self).connect
         self._backend: Backend = connect() if connect is not None else LocalBackend()
+        shared = type(self).tasks
+        self._tasks = shared if shared is not None else TaskBaselines(tasks=8, baselines=8)
         self._task: Task | None = None
         self._key = ""
         self._user: ScriptedUser | None = None
@@ -89,14 +80,14 @@ class TaskEnvironment:
     # ------------------------------------------------------------------ trl's interface
     def reset(self, **row: Any) -> str:
         """Start the row's task afresh: a fresh seeded environment; returns the request."""
-        key, task = _task_of(str(row["task"]))
+        key, task = self._tasks.task(str(row["task"]))
         if set(task.services) - set(self.services):
             raise ValueError(f"task {task.id} needs {task.services}; this environment has {list(self.services)}")
         self._task, self._key = task, key
         self.status, self.rejected, self.anchors, self.calls = OK, False, [], []
         self.said, self._grade, self._anchor, self.ended = None, None, None, False
         try:
-            self._backend.start(key, task)
+            self._backend.start(self._tasks.baseline(key, task))
         except Exception as exc:
             self.status = INFRA_ERROR
             raise RuntimeError(f"could not start task {task.id}: {exc}") from exc
@@ -154,7 +145,7 @@ class TaskEnvironment:
             return None
         if self._grade is None:
             env = self._backend.env
-            self._grade = grade(baseline(self._key, self._task), env.dump(), env.audit(), self.said or [])
+            self._grade = grade(self._tasks.baseline(self._key, self._task), env.dump(), env.audit(), self.said or [])
         return self._grade
 
     def _final_anchor(self) -> str:
@@ -280,11 +271,13 @@ def trl_environments(
     base: type[TaskEnvironment] = CoworkEnvironment if owns_reward else TaskEnvironment
     keys = sorted({services_key(t) for t in tasks})
     classes: dict[str, type[TaskEnvironment]] = {}
+    shared = TaskBaselines()  # this trainer's: its environments parse and seed each task once
     for key in keys:
         cls = base.for_services(key.split("+"), tool_names)
+        scoped: dict[str, Any] = {"tasks": shared, "__module__": __name__}
         if connect is not None:
-            cls = type(cls.__name__, (cls,), {"connect": staticmethod(connect), "__module__": __name__})
-        classes[key] = cls
+            scoped["connect"] = staticmethod(connect)
+        classes[key] = type(cls.__name__, (cls,), scoped)
     rows = task_rows(tasks, routed=len(keys) > 1, template=template, tool_names=tool_names)
     if len(keys) == 1:
         return rows, classes[keys[0]]

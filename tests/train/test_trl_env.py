@@ -21,14 +21,14 @@ from mcp import Client
 
 from coworkenv.harness.agents.registry import make_agent
 from coworkenv.harness.episode import run_episode
-from coworkenv.servers.kit import Environment
+from coworkenv.servers.kit import Environment, images
 from coworkenv.servers.kit.door import CallOutcome, DoorTool
 from coworkenv.servers.registry import get_service
 from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.grader import grade
 from coworkenv.synth.contract.task import Task, UserSpec, UserTurn
 from coworkenv.synth.contract.taskfile import load_task
-from coworkenv.train.trl_backends import LocalBackend, baseline
+from coworkenv.train.trl_backends import LocalBackend, TaskBaselines
 from coworkenv.train.trl_env import (
     CoworkEnvironment,
     TaskEnvironment,
@@ -129,8 +129,8 @@ class WatchedBackend(LocalBackend):
         super().__init__()
         self.seen: list[tuple[str, str]] = []
 
-    def start(self, key: str, task: Task) -> None:
-        super().start(key, task)
+    def start(self, baseline: Baseline) -> None:
+        super().start(baseline)
         inner, seen = self.door, self.seen
 
         class Watched:
@@ -252,5 +252,33 @@ def test_against_a_running_mcp_server_the_tools_answer_and_the_reward_match_the_
         assert remote.get_reward() == local.get_reward() == 1.0
     assert [r.tool for r in remote._backend.env.audit()] == [s.name.split("__")[1] for s in steps]
     remote._backend.close()
-    assert baseline(rows[0]["task"], TASK).pristine is not None
+    assert factory.tasks is not None and len(factory.tasks) == 1  # type: ignore[union-attr]
     _ = get_service("tickets")
+
+
+def test_each_trainers_environments_share_one_bounded_cache_of_tasks_and_baselines_of_their_own() -> None:
+    rows, factory = trl_environments([TASK, MULTI])
+    assert isinstance(factory, dict)
+    caches = {id(cls.tasks) for cls in factory.values()}
+    assert len(caches) == 1 and None not in {cls.tasks for cls in factory.values()}
+    shared = factory["tickets"].tasks
+    assert shared is not None
+    first, second = factory["tickets"](), factory["tickets"]()
+    first.reset(**rows[0])
+    second.reset(**rows[0])
+    assert len(shared) == 1  # two environments, one task: seeded once
+    _, other = trl_environments([TASK])
+    assert other.tasks is not shared  # type: ignore[union-attr]  # another trainer: a cache of its own
+
+
+def test_the_task_cache_keeps_the_most_recently_used_and_closes_the_baselines_it_lets_go() -> None:
+    cache = TaskBaselines(tasks=2, baselines=1)
+    texts = [TASK.model_dump_json(), MULTI.model_dump_json()]
+    (key, task), (other_key, other) = (cache.task(t) for t in texts)
+    assert cache.task(texts[0]) == (key, task) and task.id == TASK.id
+    kept = cache.baseline(key, task)
+    assert cache.baseline(key, task) is kept and len(cache) == 1
+    cache.baseline(other_key, other)
+    assert len(cache) == 1 and all(s.conn is images.CLOSED for s in kept.pristine.states.values())
+    cache.close()
+    assert len(cache) == 0
