@@ -17,14 +17,18 @@ from pydantic import BaseModel
 
 from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.bound import bound
+from coworkenv.synth.contract.checks import SaidWarning
 from coworkenv.synth.contract.commitments import reply_commitments
 from coworkenv.synth.contract.copied import visible
 from coworkenv.synth.contract.evaluate import AuditInput, Context, State, audit_dicts, evaluate
 from coworkenv.synth.contract.facts import GradeMemo
 from coworkenv.synth.contract.flow import flow_facts, flow_findings
-from coworkenv.synth.contract.guard import UnexplainedChange, undone_changes, unexplained_changes
+from coworkenv.synth.contract.guard import FieldChange, UnexplainedChange, undone_changes, unexplained_changes
 from coworkenv.synth.contract.oversized import oversized_writes, penalty_of
+from coworkenv.synth.contract.said import REPLY_CAP
+from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.user_edits import undone_user_edits
+from coworkenv.synth.contract.warned import blanket_warnings
 
 PASS_THRESHOLD = 0.75
 
@@ -176,6 +180,7 @@ def grade(
     unexplained = _unexplained(baseline, state, audit, ctx, reuse)
     flow = baseline.facts.flow
     unexplained += reply_commitments(task, flow.reply_promises, [said])
+    unexplained += _blankets(task, said)
     earned = sum(r.weight for r in results if r.passed)
     penalty = round(min(earned, penalty_of(unexplained)), 6)
     completion = round(earned - penalty, 6)
@@ -234,3 +239,26 @@ def _merged(found: list[UnexplainedChange], findings: list[UnexplainedChange]) -
         else:
             same.sensitive = sorted({*same.sensitive, *f.sensitive})
     return out
+
+
+BLANKET_WARNING = "blanket warning"
+
+
+def _blankets(task: Task, said: str) -> list[UnexplainedChange]:
+    """A warning about everything at once in the reply of a task that asks for a warning (a ``said_warning``
+    check): it costs like an unexplained change, so warning about benign items is never free."""
+    checks = [c.check for c in task.completion_checks if isinstance(c.check, SaidWarning)]
+    if not checks or not said.strip():
+        return []
+    found = blanket_warnings(said[-REPLY_CAP:], [c.warning for c in checks], [c.about for c in checks])
+    if not found:
+        return []
+    return [
+        UnexplainedChange(
+            service="reply",
+            table="said",
+            id="to the user",
+            op=BLANKET_WARNING,
+            fields=[FieldChange(field="warning", old="about what the task's warning is about", new=found[0][:80])],
+        )
+    ]
