@@ -214,6 +214,12 @@ async def _answer(table: SessionTable, session: Session, frame: dict[str, Any]) 
     return protocol.error_frame(f"Unknown message type: {kind}", protocol.UNKNOWN_TYPE)
 
 
+async def _refuse(websocket: WebSocket, answer: dict[str, Any]) -> None:
+    """Say why a socket gets no session, and close it."""
+    await websocket.send_text(json.dumps(answer))
+    await websocket.close()
+
+
 async def _ws_session(table: SessionTable, websocket: WebSocket) -> None:
     await websocket.accept()
     wanted = websocket.query_params.get("session_id")
@@ -221,14 +227,11 @@ async def _ws_session(table: SessionTable, websocket: WebSocket) -> None:
     try:
         session = table.create() if owned else table.open.get(str(wanted))
     except CapacityError as exc:
-        frame = protocol.error_frame(str(exc), protocol.CAPACITY_REACHED, active_sessions=exc.active)
-        await websocket.send_text(json.dumps(frame))
-        await websocket.close()
+        await _refuse(websocket, protocol.error_frame(str(exc), protocol.CAPACITY_REACHED, active_sessions=exc.active))
         return
     if session is None or session.attached:
         why = f"Unknown session_id: {wanted}" if session is None else f"Session {wanted} already has a WebSocket"
-        await websocket.send_text(json.dumps(protocol.error_frame(why, protocol.SESSION_ERROR)))
-        await websocket.close()
+        await _refuse(websocket, protocol.error_frame(why, protocol.SESSION_ERROR))
         return
     session.attached = True
     try:
@@ -269,8 +272,7 @@ async def _ws_mcp(table: SessionTable, websocket: WebSocket) -> None:
     try:
         session = table.create()
     except CapacityError as exc:
-        await websocket.send_text(json.dumps(_rpc_error(protocol.SERVER_ERROR, str(exc))))
-        await websocket.close()
+        await _refuse(websocket, _rpc_error(protocol.SERVER_ERROR, str(exc)))
         return
     session.attached = True
     try:
