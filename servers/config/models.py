@@ -18,7 +18,6 @@ from coworkenv.servers.kit import Page, Record, SeedError, Table, Timestamp
 Status = Literal["active", "inactive", "degraded", "error", "expired"]
 Secret = Literal["api_key", "api_secret"]
 Role = Literal["admin", "member"]
-Scalar = str | int | float | bool | None
 SECRET_FIELDS: tuple[str, ...] = ("api_key", "api_secret", "connection_string")
 MASK = "••••"
 _PASSWORD = re.compile(r"(?i)(://[^:/@\s]+:)(\S+)(@[^@\s/]+)|((?:password|pwd)=)([^;&\s]+)")
@@ -62,9 +61,7 @@ class Integration(Record):
     last_verified_at: Timestamp | None = None
     secret_rotated_at: Timestamp | None = None
     notes: str = ""
-    custom_fields: dict[str, Scalar] = Field(
-        default={}, description="Other attributes as the source system keeps them."
-    )
+    custom_fields: dict[str, Any] = Field(default={}, description="Other attributes as the source system keeps them.")
     updated_at: Timestamp | None = None
 
 

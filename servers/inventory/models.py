@@ -7,7 +7,7 @@ adjustment record (a count, a write-off, a purchase order received), so the hist
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -19,9 +19,8 @@ Reason = Literal["received", "sold", "returned", "count", "damaged", "lost", "ex
 LOSS_REASONS: tuple[str, ...] = ("damaged", "lost", "expired", "write_off")
 """Adjustment reasons that take stock off the books as a loss."""
 
-Scalar = str | int | float | bool | None
 CustomFields = Annotated[
-    dict[str, Scalar],
+    dict[str, Any],
     Field(description="Other attributes as the source system keeps them. Example: {'daily_avg_sales': 8}"),
 ]
 

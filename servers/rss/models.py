@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field
 from coworkenv.servers.kit import Page, Record, SeedError, Table, Timestamp
 
 Kind = Literal["subscription", "publication"]
-Scalar = str | int | float | bool | None
 
 
 class Feed(Record):
@@ -49,9 +48,7 @@ class Article(Record):
     is_read: bool = False
     starred: bool = Field(default=False, description="Saved for later.")
     recipients: list[str] = Field(default=[], description="Addresses a post was mailed to.")
-    custom_fields: dict[str, Scalar] = Field(
-        default={}, description="Other attributes as the source system keeps them."
-    )
+    custom_fields: dict[str, Any] = Field(default={}, description="Other attributes as the source system keeps them.")
 
 
 TABLES = (

@@ -15,7 +15,6 @@ from coworkenv.servers.scheduler.cron import CronError, parse
 
 RunStatus = Literal["success", "failed", "running", "stopped", "skipped"]
 Trigger = Literal["schedule", "manual"]
-Scalar = str | int | float | bool | None
 
 
 def _cron(value: str) -> str:
@@ -47,7 +46,7 @@ class Job(Record):
     last_error: str | None = Field(default=None, description="The last run's error, when it failed.")
     next_run_at: Timestamp | None = Field(default=None, description="The next scheduled run; null while disabled.")
     disabled_reason: str | None = Field(default=None, description="Why it was disabled. Example: 'Disk full'")
-    custom_fields: dict[str, Scalar] = Field(
+    custom_fields: dict[str, Any] = Field(
         default={}, description="Other attributes as the source system keeps them. Example: {'owner': 'ops'}"
     )
     created_at: Timestamp | None = None

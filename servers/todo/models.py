@@ -7,7 +7,7 @@ whose due day is before the simulated today is overdue.
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
@@ -15,7 +15,6 @@ from coworkenv.servers.kit import Page, Record, Table, Timestamp
 
 Status = Literal["pending", "in_progress", "completed"]
 Priority = Literal["low", "medium", "high", "urgent"]
-Scalar = str | int | float | bool | None
 
 
 def _calendar_day(value: str) -> str:
@@ -50,7 +49,7 @@ class Task(Record):
     labels: list[str] = Field(default=[], description="Example: ['renewal', 'northwind']")
     project_id: str | None = Field(default=None, description="The project it belongs to. Example: 'PROJ-1'")
     assignee: str | None = Field(default=None, description="Who does it: a name or address; 'me' is the user.")
-    custom_fields: dict[str, Scalar] = Field(
+    custom_fields: dict[str, Any] = Field(
         default={}, description="Other attributes as the source system keeps them. Example: {'estimated_hours': 4}"
     )
     created_at: Timestamp
