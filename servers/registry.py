@@ -94,6 +94,13 @@ def unregister_service(name: str) -> None:
     _all().pop(name, None)
 
 
+def shipped_services() -> dict[str, Service]:
+    """The services that ship with coworkenv (:data:`SHIPPED`) by name, without the registered ones and the
+    plugins': what a check of the shipped services iterates over, so that a plugin installed beside them changes
+    nothing there (a plugin is checked by its own tests: ``coworkenv.servers.testing``)."""
+    return {name: get_service(name) for name in SHIPPED}
+
+
 def get_service(name: str) -> Service:
     if not _complete and name in SHIPPED:
         return _services.setdefault(name, _shipped(name))

@@ -1,4 +1,4 @@
-"""notes: the template service (see ``servers/README.md``) — one table of notes, four tools. Copy this folder to
+"""notes: the template service (see ``servers/README.md``) — one table of notes, five tools. Copy this folder to
 start a service of your own. It is not registered by default: ``register_service(SERVICE)``, or an entry point in
 the ``coworkenv.services`` group, makes it one that ``coworkenv serve``, tasks and the harness know."""
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from coworkenv.servers.kit import PageSize, PageToken, ToolContext, Where, tool
+from coworkenv.servers.kit import PageSize, PageToken, ServiceError, ToolContext, Where, tool
 from coworkenv.servers.template.models import Note, NotePage, Title
 
 NoteId = Annotated[str, Field(description="The note's id. Example: 'note_standup'")]
@@ -54,6 +54,21 @@ def create_note(
     return Note.model_validate(ctx.table("notes").insert(row))
 
 
+@tool(idempotent=True)
+def update_note(
+    ctx: ToolContext,
+    note_id: NoteId,
+    title: Annotated[Title | None, Field(description="A new title, or leave out. Example: 'Standup at 10:30'")] = None,
+    body: Annotated[str | None, Field(max_length=10_000, description="A new text, or leave out.")] = None,
+) -> Note:
+    """Edit a note's title or text (what is left out stays as it is); returns the note as it is now."""
+    ctx.fetch("notes", note_id, "note", _FIND)
+    changes = {k: v for k, v in {"title": title, "body": body}.items() if v is not None}
+    if not changes:
+        raise ServiceError("Nothing to change.", "Give a new title, a new body, or both.")
+    return Note.model_validate(ctx.table("notes").update(note_id, {**changes, "updated_at": ctx.now_iso()}))
+
+
 @tool(destructive=True, idempotent=True)
 def delete_note(ctx: ToolContext, note_id: NoteId) -> DeletedNote:
     """Delete a note permanently. This cannot be undone."""
@@ -62,4 +77,4 @@ def delete_note(ctx: ToolContext, note_id: NoteId) -> DeletedNote:
     return DeletedNote(id=note_id, deleted=True)
 
 
-TOOLS = (list_notes, get_note, create_note, delete_note)
+TOOLS = (list_notes, get_note, create_note, update_note, delete_note)

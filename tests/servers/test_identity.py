@@ -10,8 +10,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from coworkenv.servers import SERVICES
 from coworkenv.servers.kit import Environment
+from coworkenv.servers.registry import shipped_services
 from tests.conftest import error_text, ok
 from tests.servers.kit.test_sensitive import NOW, SEEDS, run
 
@@ -54,7 +54,7 @@ def identity_arguments() -> set[str]:
     """``service.tool.argument`` for every argument of an agent-facing tool whose name says who acts."""
     return {
         f"{service.name}.{spec.name}.{arg}"
-        for service in SERVICES.values()
+        for service in shipped_services().values()
         for spec in service.tools
         for arg in spec.input_schema().get("properties", {})
         if set(arg.lower().split("_")) & IDENTITY_WORDS
@@ -70,7 +70,7 @@ def test_every_allowed_target_is_still_an_argument_of_its_tool() -> None:
 
 
 def test_no_service_tells_the_agent_it_can_act_as_someone_else() -> None:
-    for name, service in SERVICES.items():
+    for name, service in shipped_services().items():
         assert not [w for w in ("as_user", "user_id", "author_id", "on_behalf_of") if w in service.instructions], name
 
 

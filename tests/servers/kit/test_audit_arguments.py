@@ -16,6 +16,7 @@ from mcp import Client
 from coworkenv.servers import SERVICES
 from coworkenv.servers.cli import audit_cmd
 from coworkenv.servers.kit import MAX_CENTS, Environment, SeedError, ServiceState
+from coworkenv.servers.registry import shipped_services
 from tests.conftest import NOW, drop_audit_column
 
 pytestmark = pytest.mark.anyio
@@ -58,7 +59,7 @@ async def test_an_amount_of_2_63_or_more_is_invalid_arguments_never_an_internal_
 
 def test_every_money_argument_is_a_bounded_integer_in_the_input_schema() -> None:
     found = []
-    for svc in SERVICES.values():
+    for svc in shipped_services().values():
         for spec in svc.tools:
             for name, prop in spec.input_schema()["properties"].items():
                 if name not in MONEY_ARGUMENTS:

@@ -13,7 +13,7 @@ import pytest
 from coworkenv.servers.kit import Environment
 from coworkenv.servers.kit.audit import MAX_DEPTH, MAX_MESSAGE, argument_problem, clip, safe_value
 from coworkenv.servers.kit.tool import MAX_ID, MAX_ITEMS, MAX_LONG_TEXT
-from coworkenv.servers.registry import SERVICES
+from coworkenv.servers.registry import shipped_services
 
 pytestmark = pytest.mark.anyio
 EXAMPLES = Path(__file__).parents[3] / "servers/examples"
@@ -104,7 +104,7 @@ def test_every_tool_argument_has_bounds_in_its_input_schema() -> None:
             for i, sub in enumerate(node):
                 walk(sub, f"{where}[{i}]")
 
-    for service in SERVICES.values():
+    for service in shipped_services().values():
         for spec in service.tools:
             walk(spec.input_schema(), f"{service.name}.{spec.name}")
     assert missing == []

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from coworkenv.servers import SERVICES, Environment
 from coworkenv.servers.kit.audit import to_json
+from coworkenv.servers.registry import SHIPPED
 
 EXAMPLES = Path(__file__).parents[3] / "servers/examples"
-SEEDS = {name: json.loads((EXAMPLES / f"{name}.json").read_text()) for name in SERVICES}
+SEEDS = {name: json.loads((EXAMPLES / f"{name}.json").read_text()) for name in SHIPPED}
 TRICKY = [
     "'",
     "%",
@@ -73,7 +74,7 @@ def calls(services: Sequence[str] | None = None) -> st.SearchStrategy[tuple[str,
         args = st.dictionaries(st.one_of(keys, st.text(max_size=8)), values, max_size=len(props) + 1)
         return args.map(lambda a: (service, tool, a))
 
-    return st.one_of([for_tool(s, t.name) for s in sorted(services or SERVICES) for t in SERVICES[s].tools])
+    return st.one_of([for_tool(s, t.name) for s in sorted(services or SHIPPED) for t in SERVICES[s].tools])
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,7 +10,6 @@ from typing import Annotated, Any
 import pytest
 from pydantic import BaseModel, Field
 
-from coworkenv.servers import SERVICES
 from coworkenv.servers.kit import (
     Environment,
     EnvironmentConfigError,
@@ -23,6 +22,7 @@ from coworkenv.servers.kit import (
     ToolContext,
     tool,
 )
+from coworkenv.servers.registry import shipped_services
 from coworkenv.servers.tickets import SERVICE as TICKETS
 
 pytestmark = pytest.mark.anyio
@@ -195,13 +195,13 @@ async def test_a_file_database_reopens_with_its_clock_and_refuses_a_second_seed(
 
 def test_nothing_privileged_is_a_tool_in_any_service() -> None:
     privileged = ("seed", "reset", "dump", "audit", "grade", "state_hash", "sql", "execute")
-    for service in SERVICES.values():
+    for service in shipped_services().values():
         for spec in service.tools:
             assert not any(word in spec.name for word in privileged), f"{service.name}.{spec.name}"
 
 
 def test_every_service_tool_describes_itself_and_each_argument() -> None:
-    for service in SERVICES.values():
+    for service in shipped_services().values():
         assert len(service.tools) >= 8, service.name
         for spec in service.tools:
             assert len(spec.description) > 20, f"{service.name}.{spec.name}"

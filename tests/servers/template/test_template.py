@@ -1,6 +1,6 @@
 """The template service (servers/template, the one servers/README.md walks through) is a service like the shipped
-ones: registered with one call it answers the in-memory MCP client, survives the fuzzing and bounds checks every
-service gets, and installed as another package's ``coworkenv.services`` entry point it is served over stdio by
+ones: registered with one call it answers the in-memory MCP client, passes the checks every service gets
+(``coworkenv.servers.testing``: fuzzing, bounds, seeds, audit outcomes, the two doors), edits a record in place, and installed as another package's ``coworkenv.services`` entry point it is served over stdio by
 ``coworkenv serve``; a plugin that cannot load costs one line on stderr and nothing else."""
 
 from __future__ import annotations
@@ -15,27 +15,24 @@ from typing import Any
 
 import anyio
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from mcp import Client, StdioServerParameters
 
-from coworkenv.servers import SERVICES, register_service
+from coworkenv.servers import SERVICES, Environment, register_service
 from coworkenv.servers.kit import Service, ServiceState
 from coworkenv.servers.kit.plugins import SERVICES_GROUP
 from coworkenv.servers.registry import SHIPPED, unregister_service
 from coworkenv.servers.template import EXAMPLE_SEED, SERVICE
+from coworkenv.servers.testing import check_service
 from tests.conftest import error_text, ok, service_client
 from tests.guides import install_dist, python_blocks
-from tests.servers.kit import test_bad_arguments, test_fuzz
 
 SEED: dict[str, Any] = json.loads(EXAMPLE_SEED.read_text())
 NOW = "2026-03-05T09:00:00Z"
 
 
 @pytest.fixture
-def notes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def notes() -> Iterator[None]:
     register_service(SERVICE)
-    monkeypatch.setitem(test_fuzz.SEEDS, SERVICE.name, SEED)
     try:
         yield
     finally:
@@ -61,18 +58,20 @@ def test_a_registered_service_is_known_by_name_and_leaves_when_unregistered(note
         register_service(Service(name="notes", title="Other notes", instructions="", tables=SERVICE.tables, tools=()))
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
-)
-@given(st.lists(st.deferred(lambda: test_fuzz.calls(["notes"])), min_size=1, max_size=8))
-def test_random_calls_at_the_template_never_crash_and_never_change_state_unaudited(
-    notes: None, batch: list[tuple[str, str, dict[str, Any]]]
-) -> None:
-    test_fuzz.run_batch(batch)
+def test_the_template_passes_the_checks_every_service_gets() -> None:
+    check_service(SERVICE, EXAMPLE_SEED, stdio=False)  # over stdio from an entry point: below, and in the guide
 
 
-def test_every_template_argument_has_bounds_in_its_input_schema(notes: None) -> None:
-    test_bad_arguments.test_every_tool_argument_has_bounds_in_its_input_schema()
+def test_editing_a_note_updates_it_in_place_and_the_bumped_time_is_no_change_to_the_grader() -> None:
+    with Environment.create({"notes": SEED}, now=NOW, registry={"notes": SERVICE}) as env:
+        before = env.dump()["notes"]
+        edited = env.state("notes").call_now("update_note", {"note_id": "note_standup", "body": "From Tuesday on."})
+        assert edited.data is not None and edited.data["updated_at"] == NOW
+        assert (edited.data["title"], edited.data["body"]) == ("Standup moved to 10:00", "From Tuesday on.")
+        (change,) = SERVICE.diff(before, env.dump()["notes"])
+        assert change.fields == ("body",)  # updated_at is volatile
+        nothing = env.state("notes").call_now("update_note", {"note_id": "note_standup"})
+        assert nothing.outcome == "error" and "Give a new title" in nothing.text
 
 
 def _plugin_env(site: Path) -> dict[str, str]:
