@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.bound import bound
-from coworkenv.synth.contract.checks import SaidWarning
+from coworkenv.synth.contract.checks import SaidValue, SaidWarning
 from coworkenv.synth.contract.commitments import reply_commitments
 from coworkenv.synth.contract.copied import visible
 from coworkenv.synth.contract.evaluate import AuditInput, Context, State, audit_dicts, evaluate
@@ -25,7 +25,7 @@ from coworkenv.synth.contract.facts import GradeMemo
 from coworkenv.synth.contract.flow import flow_facts, flow_findings
 from coworkenv.synth.contract.guard import FieldChange, UnexplainedChange, undone_changes, unexplained_changes
 from coworkenv.synth.contract.oversized import oversized_writes, penalty_of
-from coworkenv.synth.contract.said import REPLY_CAP
+from coworkenv.synth.contract.said import REPLY_CAP, hedge_in
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.user_edits import undone_user_edits
 from coworkenv.synth.contract.warned import blanket_warnings
@@ -181,6 +181,7 @@ def grade(
     flow = baseline.facts.flow
     unexplained += reply_commitments(task, flow.reply_promises, [said])
     unexplained += _blankets(task, said)
+    unexplained += _hedges(task, said)
     earned = sum(r.weight for r in results if r.passed)
     penalty = round(min(earned, penalty_of(unexplained)), 6)
     completion = round(earned - penalty, 6)
@@ -262,3 +263,25 @@ def _blankets(task: Task, said: str) -> list[UnexplainedChange]:
             fields=[FieldChange(field="warning", old="about what the task's warning is about", new=found[0][:80])],
         )
     ]
+
+
+HEDGED_ANSWER = "hedged answer"
+
+
+def _hedges(task: Task, said: str) -> list[UnexplainedChange]:
+    """An answer offered with another figure beside it ("$R (else $W)", "$U or $R"): it costs like an unexplained
+    change, so hedging never pays even where the answer's check weighs little."""
+    text = said[-REPLY_CAP:]
+    for c in task.completion_checks:
+        chk = c.check
+        if isinstance(chk, SaidValue) and (other := hedge_in(text, chk.value, chk.cents, chk.label)) is not None:
+            return [
+                UnexplainedChange(
+                    service="reply",
+                    table="said",
+                    id="to the user",
+                    op=HEDGED_ANSWER,
+                    fields=[FieldChange(field=c.id, old=f"one answer: {chk.value!r}", new=f"also offers {other}")],
+                )
+            ]
+    return []

@@ -23,15 +23,19 @@ order:
    mention but the amount stated after the label; without one, a mention inside parentheses or brackets ("The
    net is $X (gross $Y minus refunds $Z)") or after the value's own statement in the same clause with a word of
    working between them ("$X, from the sheet's $Y"; of, from, minus, less, plus, before, after, excluding,
-   including, =, +), and no hedge before it ("or", "maybe", "perhaps": "$X (or maybe $Y)" offers $Y as an
-   answer). "The total is $Y" states it as the answer. A wrong figure given as context is not counted
+   including, =, +), or before it with such a word and then a word of result ("$Y minus $Z gives $X"), and no
+   hedge near it ("or", "maybe", "perhaps", "else", "alternatively", "instead", "/": "$X (or maybe $Y)" offers $Y as
+   an answer); a figure alone in brackets is offered, not worked ("[$Y] [$X]"). "The total is $Y" states it as the answer. A wrong figure given as context is not counted
    among the candidates of rule 3 either.
 2. *Label.* With a label ("total", "refund amount"), the statement that counts is the one after the first
    occurrence of the label (whole words, any case) that is followed, within :data:`LABEL_WINDOW`
    characters of the same clause (up to a line break, ``;`` or the end of the sentence), by an amount:
    with ``cents`` the first money amount there (a bare number if the clause has none), else the first
    amount. That amount must state the value; numbers elsewhere do not matter.
-3. *No label: no lists of candidates.* Amounts are of two kinds, money and plain numbers. Take the kind
+3. *No hedges.* Any other figure offered beside the stated value as the answer — tied to it by a hedge in the same
+   clause ("$U or $X", "$X (else $U)", "$X / $U") or set alone in brackets beside it — fails the check, declared
+   wrong or not.
+4. *No label: no lists of candidates.* Amounts are of two kinds, money and plain numbers. Take the kind
    in which the value is stated, and count the distinct values of that kind in the reply. The answer has
    ``n`` values of that kind (the distinct numbers the task's completion ``said_value`` checks with the
    same ``cents`` ask for, at least 1); the reply may state at most ``n + 1`` (one more for context, such
@@ -136,7 +140,13 @@ _WORKING = re.compile(
 )
 
 
-_HEDGE = re.compile(r"\b(?:or|maybe|perhaps|possibly|might|could|either|probably|likely)\b", re.IGNORECASE)
+_HEDGE = re.compile(
+    r"\b(?:or|maybe|perhaps|possibly|might|could|either|probably|likely|else|otherwise|alternatively|alternative|"
+    r"instead|unless|depending)\b|/|\?",
+    re.IGNORECASE,
+)
+_RESULT = re.compile(r"\b(?:gives?|gave|giving|yields?|leaves|makes|equals|comes? to|results? in|brings? it to)\b|=")
+"""Words that lead from the figures an answer came from to the answer ("$W minus $D gives $R")."""
 
 
 def _as_context(text: str, hit: Amount, value: Value | None, cents: bool, label: str | None) -> bool:
@@ -149,13 +159,61 @@ def _as_context(text: str, hit: Amount, value: Value | None, cents: bool, label:
             for first in (_labelled_amount(text, [span], cents) for span in _label_clauses(text, label))
         )
     for m in _ASIDE.finditer(text):
-        if m.start() < hit.start and hit.end <= m.end():
-            return _HEDGE.search(text, m.start(), hit.start) is None
+        if m.start() < hit.start and hit.end <= m.end():  # an aside is context only when it shows working
+            aside = text[m.start() + 1 : m.end() - 1]
+            return _WORKING.search(aside) is not None and _HEDGE.search(aside) is None
     for a in amounts_of(text):
         if a.end <= hit.start and states_number(a, float(value), cents):
             between = text[a.end : hit.start]
             if _CLAUSE_END.search(between) is None and _WORKING.search(between) and not _HEDGE.search(between):
                 return True
+        if a.start >= hit.end and states_number(a, float(value), cents):  # "$W minus $D gives $R"
+            between = text[hit.end : a.start]
+            if (
+                _CLAUSE_END.search(between) is None
+                and _WORKING.search(between)
+                and _RESULT.search(between)
+                and not _HEDGE.search(between)
+            ):
+                return True
+    return False
+
+
+def _hedged(text: str, stated: Sequence[Amount], amounts: Sequence[Amount]) -> Amount | None:
+    """Another figure the text offers beside the value as the answer: one tied to a statement of the value by a
+    hedge in the same clause ("$U or $R", "$R (else $W)", "$R / $U"), or one set alone in brackets beside it
+    ("[$W] [$R]")."""
+    for s in stated:
+        for a in amounts:
+            if a in stated or a.money != s.money:
+                continue
+            lo, hi = (a.end, s.start) if a.end <= s.start else (s.end, a.start)
+            between = text[lo:hi]
+            if _CLAUSE_END.search(between) is None and _HEDGE.search(between) and not _WORKING.search(between):
+                return a
+            if _CLAUSE_END.search(between) is None and _alone_in_brackets(text, a):
+                return a
+    return None
+
+
+def hedge_in(text: str, value: Value, cents: bool = False, label: str | None = None) -> str | None:
+    """The other figure a text offers beside its statement of the value as the answer (after the label, with
+    one), as written; None when it offers none (:func:`_hedged`)."""
+    if isinstance(value, str) and value.strip().isdigit() and not value.strip().startswith("0"):
+        value = int(value.strip())  # digits said as a figure (the last four of an account)
+    if isinstance(value, str | bool):
+        return None
+    amounts = amounts_of(text)
+    spans = _label_clauses(text, label) if label is not None else [(0, len(text))]
+    stated = [a for a in amounts if states_number(a, float(value), cents) and any(s <= a.start < e for s, e in spans)]
+    other = _hedged(text, stated, amounts)
+    return None if other is None else _shown(text, other)
+
+
+def _alone_in_brackets(text: str, a: Amount) -> bool:
+    for m in _ASIDE.finditer(text):
+        if m.start() < a.start and a.end <= m.end():
+            return not text[m.start() + 1 : a.start].strip(" $€£") and not text[a.end : m.end() - 1].strip()
     return False
 
 
@@ -228,6 +286,9 @@ def judge_value(
     stated = [a for a in amounts if states_number(a, float(value), cents)]
     if not stated:
         return False, "it does not state the value"
+    other = hedge_in(text, value, cents)
+    if other is not None:
+        return False, f"it hedges: it offers {other!r} beside the answer"
     worst = ""
     for money in sorted({a.money for a in stated}, reverse=True):
         of_kind = [a for a in amounts if a.money == money]
@@ -258,6 +319,9 @@ def _judge_labelled_or_text(text: str, value: Value, cents: bool, label: str | N
     if first is None:
         return False, f"it states no amount after {label!r}"
     ok = not isinstance(value, bool) and states_number(first, float(value), cents)
+    other = hedge_in(text, value, cents, label) if ok else None
+    if other is not None:
+        return False, f"it hedges: after {label!r} it offers {other!r} beside the answer"
     return ok, f"after {label!r} it states {_shown(text, first)!r}"
 
 
