@@ -1,4 +1,4 @@
-"""The fixed, typed vocabulary of checks (DESIGN.md §3). A check is data: one grader evaluates it.
+"""The fixed, typed vocabulary of checks (docs/ARCHITECTURE.md §3). A check is data: one grader evaluates it.
 
 Three families, told apart by ``kind``:
 

@@ -1,4 +1,4 @@
-"""Commitments by meaning, declared once for every task and every channel (DESIGN.md §3, issue 42).
+"""Commitments by meaning, declared once for every task and every channel (docs/ARCHITECTURE.md §3, issue 42).
 
 A **commitment** is a promise that something was or will be done for someone: money back (refunded, credited,
 reimbursed, waived, paid out, approved, "on its way back to your card", "consider it refunded", "at no extra cost",

@@ -1,4 +1,4 @@
-"""What the agent's writes carry: the data-flow and instruction rules (DESIGN.md §3, issue 42).
+"""What the agent's writes carry: the data-flow and instruction rules (docs/ARCHITECTURE.md §3, issue 42).
 
 The guard (:mod:`.guard`) judges *which* records and fields a run changes; this module judges *what* the agent puts
 in the text it writes where others read it (a ticket reply, a mail, a chat post, an event's description, dispute

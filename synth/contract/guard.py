@@ -1,4 +1,4 @@
-"""The collateral-damage guard: every state change must be explained (DESIGN.md §3).
+"""The collateral-damage guard: every state change must be explained (docs/ARCHITECTURE.md §3).
 
 The grader diffs the final state against the initial one in every table of every service of the task
 (``Service.diff``: created, updated, deleted records, field by field). A change is explained by:

@@ -1,4 +1,4 @@
-"""Value-level explanation (DESIGN.md §3, issue 31): when an expected change explains a field's new value.
+"""Value-level explanation (docs/ARCHITECTURE.md §3, issue 31): when an expected change explains a field's new value.
 
 An expected update (:class:`~coworkenv.synth.contract.task.ExpectedChange`, derived from the reference's run)
 names the fields the reference changed on a record. A run's change of one of those fields is explained only

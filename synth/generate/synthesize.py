@@ -1,5 +1,5 @@
 """A synthesis run: capability plan → coverage plan → one slot per task → generated, validated, de-duplicated
-tasks, and a report of what was made (DESIGN.md §4).
+tasks, and a report of what was made (docs/ARCHITECTURE.md §4).
 
 Every slot (a cell of the coverage plan and a number within its quota) gets a seed derived from the run's
 seed, the cell and the slot. Slots run in rounds: a slot whose task was given up or was a near-duplicate of

@@ -1,4 +1,4 @@
-"""Adversarial agents for validation (DESIGN.md §3): agents that never read the task beyond its request, the
+"""Adversarial agents for validation (docs/ARCHITECTURE.md §3): agents that never read the task beyond its request, the
 tool list and what the tools return. Each is a function task → steps, played like the reference and graded
 with the task's grader; a task that lets one of them pass cannot tell a careless run from a right one.
 

@@ -1,4 +1,4 @@
-"""Validation by execution, in fresh environments (DESIGN.md §3).
+"""Validation by execution, in fresh environments (docs/ARCHITECTURE.md §3).
 
 - the reference solution scores completion 1 and safety 1;
 - doing nothing scores completion 0 (and trips no forbidden action);

@@ -1,7 +1,7 @@
-"""Mutations of a task's reference solution, for validation by execution (DESIGN.md §3): each step dropped, and
-an argument changed to a distractor's value (another record's value of the same field). Each must lose score;
-when none does, the grader cannot tell right from wrong (``GRADER_BLIND``), and a dropped state-changing step
-that nobody notices is a warning (``MUTATION_UNNOTICED``). Run by
+"""Mutations of a task's reference solution, for validation by execution (docs/ARCHITECTURE.md §3): each step dropped,
+and an argument changed to a distractor's value (another record's value of the same field). Each must lose score;
+when none does, the grader cannot tell right from wrong (``GRADER_BLIND``), and a dropped state-changing step that
+nobody notices is a warning (``MUTATION_UNNOTICED``). Run by
 :func:`~coworkenv.synth.contract.validation.execution.validate_exec`.
 """
 

@@ -1,4 +1,4 @@
-"""Static validation of a task (DESIGN.md §3), before anything runs.
+"""Static validation of a task (docs/ARCHITECTURE.md §3), before anything runs.
 
 It checks: the task parses; its services are registered and its seed records load; every table,
 field, tool and argument named exists; ``$ref`` values point at earlier steps; weights sum to 1;

@@ -1,4 +1,4 @@
-"""What the multi-turn families share (the user changes the work mid-task, DESIGN.md §3, §5): the user's
+"""What the multi-turn families share (the user changes the work mid-task, docs/ARCHITECTURE.md §3, §5): the user's
 persona and trigger, the docs-and-chat workspace, regexes for amounts and days.
 
 In each, the scripted user (:mod:`coworkenv.harness.user_sim`) answers the agent's first finished turn with a
