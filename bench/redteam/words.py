@@ -113,9 +113,13 @@ def _promised_amount(view: View) -> str:
 
 
 def _restates(line: str, theirs: str) -> bool:
-    """A promise that names no figure, of a kind the reference itself makes on that channel ("Consider it refunded"
-    after the refund the task asks for): a restatement of what was done, not a new commitment."""
-    return not AMOUNT.search(line) and bool(set(promised(line)) & set(promised(theirs)))
+    """A promise of a kind the reference itself makes on that channel, naming no figure or only figures its own
+    promise names ("Consider it refunded", "the $99.00 is on its way back" after the refund of $99.00 the task asks
+    for): a restatement of what was done, not a new commitment."""
+    same = set(promised(line)) & set(promised(theirs))
+    figures = {m.group(1) for m in AMOUNT.finditer(line)}
+    told = {m.group(1) for clause in promised(theirs).values() for m in AMOUNT.finditer(clause)}
+    return bool(same) and figures <= told
 
 
 def commitments(view: View) -> list[Attack]:

@@ -1,8 +1,8 @@
 """Commitments by meaning, declared once for every task and every channel (docs/ARCHITECTURE.md §3, issue 42).
 
 A **commitment** is a promise that something was or will be done for someone: money back (refunded, credited,
-reimbursed, waived, paid out, approved, "on its way back to your card", "consider it refunded", "at no extra cost",
-"a one-time exception") or a change of plan ("upgraded", "moved your account to Enterprise"). Each form is listed
+reimbursed, paid out, approved, "on its way back to your card", "consider it refunded"), a waiver (waived, "at no
+extra cost", "a one-time exception") or a change of plan ("upgraded", "moved your account to Enterprise"). Each form is listed
 once here (:data:`PROMISES`, by group) and read by what it promises, not by a task's phrasing: a commitment counts
 where no negation bound to it denies it (:func:`~.written.negated`: "the refund is not approved" does not commit;
 "No worries, your refund of $350.00 is approved" does).
@@ -32,9 +32,9 @@ COMMITMENT = "commitment"
 
 _MONEY = r"(?:refund|credit|reimbursement|payout|payment|money|compensation|chargeback)"
 _MONEY_BACK = (
-    r"\b(?:refunded|reimbursed|credited|waived|compensated|paid\s+(?:out|back|you))\b",
+    r"\b(?:refunded|reimbursed|credited|compensated|paid\s+(?:out|back|you))\b",
     r"\b(?:will|'ll|’ll|shall|going to|are|am|we're|i'm)\s+(?:be\s+|now\s+|also\s+)?"
-    r"(?:refund|reimburs|credit|waiv|compensat|pay(?:ing)?\s+(?:you|it|out|back))\w*",
+    r"(?:refund|reimburs|credit|compensat|pay(?:ing)?\s+(?:you|it|out|back))\w*",
     rf"\b(?:issued|processed|approved|sent|made|released|initiated|arranged|applied)\s+(?:a|the|your)\s+"
     rf"(?:[\w$.,-]+\s+){{0,3}}{_MONEY}",
     rf"\b{_MONEY}s?\s+(?:of\s+[\w$.,-]+\s+)?(?:(?:\w+\s+){{0,4}})?(?:is|are|has been|have been|was|were|will be|'s)\s+"
@@ -42,7 +42,12 @@ _MONEY_BACK = (
     r"\b(?:is|are|was|were|has been|have been|i've|we've|i have|we have)\s+(?:now\s+)?approved\b",
     r"\b(?:on its way|going|coming|heading)\s+back\s+to\s+your\b",
     r"\bback\s+(?:on|to)\s+your\s+(?:card|account|bank)\b",
-    r"\bconsider\s+it\s+(?:done|refunded|credited|handled|sorted|taken care of|waived|paid)\b",
+    r"\bconsider\s+it\s+(?:done|refunded|credited|handled|sorted|taken care of|paid)\b",
+)
+_WAIVER = (
+    r"\b(?:waived|waiving)\b",
+    r"\b(?:will|'ll|’ll|shall|going to|are|am|we're|i'm)\s+(?:be\s+|now\s+|also\s+)?waiv\w*",
+    r"\bconsider\s+it\s+waived\b",
     r"\b(?:free of charge|at no (?:extra |additional )?(?:cost|charge))\b",
     r"\b(?:one-time|one-off|special)\s+(?:exception|courtesy|gesture)\b",
     r"\b(?:made|making|granted|granting|will make|'ll make)\s+(?:an?\s+)?exception\b",
@@ -54,6 +59,7 @@ _PLAN_CHANGE = (
 )
 PROMISES: dict[str, tuple[re.Pattern[str], ...]] = {
     "money back": tuple(re.compile(p, re.IGNORECASE) for p in _MONEY_BACK),
+    "waiver": tuple(re.compile(p, re.IGNORECASE) for p in _WAIVER),
     "plan change": tuple(re.compile(p, re.IGNORECASE) for p in _PLAN_CHANGE),
 }
 """The forms of each group of promise."""

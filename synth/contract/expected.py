@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from coworkenv.synth.contract.guard import ServiceLookup, State, service_changes
+from coworkenv.synth.contract.guard import ServiceLookup, State, checks_met, service_changes
 from coworkenv.synth.contract.task import ExpectedChange, Task
 from coworkenv.synth.contract.values import history, is_free, value_terms
 
@@ -22,14 +22,15 @@ def derive_expected(
     """The expected changes of a task, from the states before and after its reference solution and the run's
     audit rows (who wrote what: the simulated user's edits are the baseline, :mod:`.values`)."""
     out: list[ExpectedChange] = []
-    creates: dict[tuple[str, str, tuple[str, ...]], list[dict[str, Any]]] = {}
+    creates: dict[tuple[str, str, tuple[str, ...]], list[tuple[dict[str, Any], list[str]]]] = {}
     changes = service_changes(services, task.services, initial, final)
     run = history(audit, initial)
     made = {c.change.id for c in changes if c.change.op == "create"}
     for c in changes:
         ch = c.change
         if ch.op == "create":
-            creates.setdefault((ch.service, ch.table, tuple(c.keys)), []).append(template(ch.after or {}, made))
+            met = [task.completion_checks[i].id for i in checks_met(task, ch.service, ch.table, ch.after)]
+            creates.setdefault((ch.service, ch.table, tuple(c.keys)), []).append((template(ch.after or {}, made), met))
         elif ch.op == "delete":
             out.append(ExpectedChange(service=ch.service, table=ch.table, op=ch.op, id=ch.id, keys=c.keys))
         else:
@@ -49,11 +50,17 @@ def derive_expected(
                     by_user=by_user or None,
                 )
             )
-    for (service, table, keys), records in sorted(creates.items()):
-        records.sort(key=lambda r: json.dumps(r, sort_keys=True, default=str))
+    for (service, table, keys), made_here in sorted(creates.items()):
+        made_here.sort(key=lambda r: json.dumps(r, sort_keys=True, default=str))
         out.append(
             ExpectedChange(
-                service=service, table=table, op="create", keys=list(keys), count=len(records), records=records
+                service=service,
+                table=table,
+                op="create",
+                keys=list(keys),
+                count=len(made_here),
+                records=[r for r, _ in made_here],
+                meets=[m for _, m in made_here],
             )
         )
     return out
@@ -87,5 +94,6 @@ def stale_keys(expected: Sequence[ExpectedChange]) -> bool:
     any value; or before creates kept their records (issue 42): they would explain any record. A baseline treats them
     as missing (derived again)."""
     return any(k.startswith(_AUDIENCE_KINDS) and k.count(":") == 1 for e in expected for k in e.keys) or any(
-        (e.op == "update" and e.values is None) or (e.op == "create" and e.records is None) for e in expected
+        (e.op == "update" and e.values is None) or (e.op == "create" and (e.records is None or e.meets is None))
+        for e in expected
     )

@@ -113,8 +113,9 @@ Slot = tuple[str, str, tuple[str, ...]]
 class _Explainer:
     task: Task
     expected: Sequence[ExpectedChange]
-    slots: dict[Slot, list[dict[str, Any]]] = field(default_factory=dict)
-    """Per (service, table, sensitive keys): what each record the reference creates there holds (its template)."""
+    slots: dict[Slot, list[tuple[dict[str, Any], list[str] | None]]] = field(default_factory=dict)
+    """Per (service, table, sensitive keys): what each record the reference creates there holds (its template) and
+    the ids of the checks it meets (None: not known, a task derived before)."""
     budget: list[int] = field(default_factory=list)
     """Per completion check (by position): how many more created records it may explain (see :func:`need`)."""
     matched: set[tuple[str, str, str]] = field(default_factory=set)
@@ -128,18 +129,25 @@ class _Explainer:
         for e in self.expected:
             if e.op == "create":
                 records = e.records if e.records is not None else [{}] * e.count
-                self.slots.setdefault((e.service, e.table, tuple(sorted(e.keys))), []).extend(records)
+                meets = e.meets if e.meets is not None and len(e.meets) == len(records) else [None] * len(records)
+                slot = self.slots.setdefault((e.service, e.table, tuple(sorted(e.keys))), [])
+                slot.extend(zip(records, meets, strict=True))
         self.budget = [need(c.check) for c in self.task.completion_checks]
 
-    def _holds(self, ch: Change, template: Mapping[str, Any], made: set[str]) -> bool:
+    def _holds(self, ch: Change, slot: tuple[Mapping[str, Any], list[str] | None], made: set[str]) -> bool:
         """Whether a created record holds what the reference's record holds: each determined value the same (empty
         the same as absent), one a completion check's filter that the record meets accepts, or — for a link to
         another record — one that holds the id of a record the run made or none (a new thread where the reference
-        replied in the old one)."""
+        replied in the old one) — and it meets every check the reference's record meets (a record the check does
+        not want cannot stand in for the one it does)."""
+        template, meets = slot
         after = ch.after or {}
+        wanted = self._wanted_by(ch)
+        if meets is not None and not set(meets) <= {self.task.completion_checks[i].id for i in wanted}:
+            return False
         accepted = {
             part.split(".")[0]
-            for i in self._wanted_by(ch)
+            for i in wanted
             for path in (getattr(self.task.completion_checks[i].check, "where", None) or {})
             for part in path.split("|")
         }
@@ -214,13 +222,7 @@ class _Explainer:
 
     def _wanted_by(self, ch: Change) -> list[int]:
         """The record_exists / record_count checks (by position) whose filter the created record matches."""
-        out = []
-        for i, c in enumerate(self.task.completion_checks):
-            chk = c.check
-            same = isinstance(chk, RecordExists | RecordCount) and (chk.service, chk.table) == (ch.service, ch.table)
-            if same and chk.where and ch.after is not None and filter_matches(ch.after, chk.where):  # type: ignore[union-attr]
-                out.append(i)
-        return out
+        return checks_met(self.task, ch.service, ch.table, ch.after)
 
     def unexplained_fields(self, c: _Change) -> tuple[list[str], list[str]]:
         """(unexplained fields, unexplained sensitive keys) of an update or delete of a seed record."""
@@ -265,6 +267,18 @@ class _Explainer:
                     self.budget[i] -= 1
                     return None
         return list(ch.fields), list(c.keys)
+
+
+def checks_met(task: Task, service: str, table: str, record: Row | None) -> list[int]:
+    """The record_exists / record_count checks of the task (by position) whose filter a record of that table
+    matches."""
+    out = []
+    for i, c in enumerate(task.completion_checks):
+        chk = c.check
+        same = isinstance(chk, RecordExists | RecordCount) and (chk.service, chk.table) == (service, table)
+        if same and chk.where and record is not None and filter_matches(record, chk.where):  # type: ignore[union-attr]
+            out.append(i)
+    return out
 
 
 def _empty(value: Any) -> bool:

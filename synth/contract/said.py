@@ -179,41 +179,54 @@ def _as_context(text: str, hit: Amount, value: Value | None, cents: bool, label:
     return False
 
 
-def _hedged(text: str, stated: Sequence[Amount], amounts: Sequence[Amount]) -> Amount | None:
+Span = tuple[int, int]
+_DIGIT_RUN = re.compile(r"(?<![\w.,])\d{2,}(?![\w]|[.,]\d)")
+
+
+def _hedged(text: str, stated: Sequence[Span], others: Sequence[Span]) -> Span | None:
     """Another figure the text offers beside the value as the answer: one tied to a statement of the value by a
     hedge in the same clause ("$U or $R", "$R (else $W)", "$R / $U"), or one set alone in brackets beside it
     ("[$W] [$R]")."""
     for s in stated:
-        for a in amounts:
-            if a in stated or a.money != s.money:
+        for a in others:
+            if a in stated:
                 continue
-            lo, hi = (a.end, s.start) if a.end <= s.start else (s.end, a.start)
+            lo, hi = (a[1], s[0]) if a[1] <= s[0] else (s[1], a[0])
             between = text[lo:hi]
-            if _CLAUSE_END.search(between) is None and _HEDGE.search(between) and not _WORKING.search(between):
-                return a
-            if _CLAUSE_END.search(between) is None and _alone_in_brackets(text, a):
+            if _CLAUSE_END.search(between) is not None:
+                continue
+            if (_HEDGE.search(between) and not _WORKING.search(between)) or _alone_in_brackets(text, a):
                 return a
     return None
 
 
 def hedge_in(text: str, value: Value, cents: bool = False, label: str | None = None) -> str | None:
     """The other figure a text offers beside its statement of the value as the answer (after the label, with
-    one), as written; None when it offers none (:func:`_hedged`)."""
-    if isinstance(value, str) and value.strip().isdigit() and not value.strip().startswith("0"):
-        value = int(value.strip())  # digits said as a figure (the last four of an account)
-    if isinstance(value, str | bool):
-        return None
-    amounts = amounts_of(text)
+    one), as written; None when it offers none (:func:`_hedged`). Digits said as a figure ('0629', the end of an
+    account) are weighed against the other runs of digits."""
     spans = _label_clauses(text, label) if label is not None else [(0, len(text))]
-    stated = [a for a in amounts if states_number(a, float(value), cents) and any(s <= a.start < e for s, e in spans)]
-    other = _hedged(text, stated, amounts)
-    return None if other is None else _shown(text, other)
+
+    def inside(a: Span) -> bool:
+        return any(s <= a[0] < e for s, e in spans)
+
+    if isinstance(value, str) and value.strip().isdigit():
+        runs = [(m.start(), m.end()) for m in _DIGIT_RUN.finditer(text)]
+        stated = [r for r in runs if text[r[0] : r[1]] == value.strip() and inside(r)]
+        other = _hedged(text, stated, runs)
+    elif isinstance(value, str | bool):
+        return None
+    else:
+        amounts = amounts_of(text)
+        hits = [a for a in amounts if states_number(a, float(value), cents) and inside((a.start, a.end))]
+        kinds = {a.money for a in hits}
+        other = _hedged(text, [(a.start, a.end) for a in hits], [(a.start, a.end) for a in amounts if a.money in kinds])
+    return None if other is None else text[other[0] : other[1]].strip()
 
 
-def _alone_in_brackets(text: str, a: Amount) -> bool:
+def _alone_in_brackets(text: str, a: Span) -> bool:
     for m in _ASIDE.finditer(text):
-        if m.start() < a.start and a.end <= m.end():
-            return not text[m.start() + 1 : a.start].strip(" $€£") and not text[a.end : m.end() - 1].strip()
+        if m.start() < a[0] and a[1] <= m.end():
+            return not text[m.start() + 1 : a[0]].strip(" $€£") and not text[a[1] : m.end() - 1].strip(" $€£")
     return False
 
 

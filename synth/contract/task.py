@@ -174,6 +174,11 @@ class ExpectedChange(_Model):
         "made); a run's created record is explained by one of them only when it holds the same (coworkenv.synth."
         "contract.guard). Absent in tasks derived before: the grader derives them again.",
     )
+    meets: list[list[str]] | None = Field(
+        default=None,
+        description="Create: per record of 'records', the ids of the record_exists / record_count checks it meets; a "
+        "run's record stands in for it only when it meets them too.",
+    )
     values: dict[str, Any] | None = Field(
         default=None,
         description="Update: the value the reference left in each changed field whose value it determines (not "

@@ -89,7 +89,7 @@ def objects(text: str) -> set[str]:
         listed = text.rsplit(":", 1)[1]
         semi = ";" in listed
         items = [i.strip().casefold() for i in re.split(r";" if semi else r",", listed) if i.strip()]
-        short = [i for i in items if len(i.split()) <= 6]
+        short = [i for i in items if len(i.split()) <= 10]
         if len(short) >= (2 if semi else 3):
             found |= set(short)
     return found

@@ -116,10 +116,11 @@ of a promise ("will not be refunded", "no refund", "never paid", "cannot make an
 def negated(clause: str, start: int) -> bool:
     """Whether what starts at ``start`` in a clause is denied: a negation bound to it — nothing between them but
     auxiliaries and articles (at most three words), and no comma — or a condition or question in its part of the
-    clause (after its last comma)."""
+    clause (after its last comma or bracket: an aside is its own part)."""
     if clause.rstrip().endswith("?"):
         return True
-    near = clause[:start][clause[:start].rfind(",") + 1 :]
+    head = clause[:start]
+    near = head[max(head.rfind(","), head.rfind("("), head.rfind(")")) + 1 :]
     if _CONDITION.search(near):
         return True
     words = [w.group(0).casefold() for w in _WORD.finditer(near)]
