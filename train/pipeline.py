@@ -39,7 +39,7 @@ def _invoke(ctx: click.Context, name: str, **params: Any) -> None:
         raise click.ClickException("the pipeline must run as a subcommand of coworkenv")
     command: click.Command = group
     for part in name.split():
-        found = command.commands.get(part) if isinstance(command, click.Group) else None
+        found = command.get_command(ctx, part) if isinstance(command, click.Group) else None  # lazy groups too
         if found is None:
             raise click.ClickException(f"coworkenv {name} is not installed")
         command = found
