@@ -57,6 +57,14 @@ def schema_task() -> None:
     click.echo(json.dumps(task_json_schema(), indent=2))
 
 
+@schema_group.command("plan")
+def schema_plan() -> None:
+    """The JSON Schema of a capability plan (the --plan FILE of plan and synth)."""
+    from coworkenv.synth.generate.plan import plan_json_schema
+
+    click.echo(json.dumps(plan_json_schema(), indent=2))
+
+
 # ---------------------------------------------------------------------------------------------- validate
 def _print_reports(reports: list[TaskReport], verbose: bool) -> None:
     width = max([len(r.task_id or "-") for r in reports] + [4])

@@ -2,7 +2,8 @@
 guard), the reference runner, task files, diagnostics, and validation (static, by execution, against adversaries).
 
 It imports nothing from the generators (``coworkenv.synth.generate``); the harness and training import only this
-and ``coworkenv.synth.providers``.
+and the model-call floor beside it (``coworkenv.synth.model_io``: usage, infrastructure errors;
+``coworkenv.synth.providers``: retries, scrubbing, costs).
 """
 
 from coworkenv.synth.contract.baseline import Baseline, NoExpectedChanges

@@ -1,8 +1,9 @@
-"""The capability plan and the coverage plan it becomes (DESIGN.md §4).
+"""The capability plan and the coverage plan it becomes (docs/ARCHITECTURE.md §4).
 
-A **capability plan** (YAML or JSON) says what to train: capabilities with weights, the service
-combinations allowed, the difficulty levels with weights, and the scenarios (procedural families) with
-weights. :func:`coverage_plan` turns it into **cells** — capability × scenario × services × difficulty —
+A **capability plan** (YAML or JSON; ``coworkenv schema plan`` prints its JSON Schema) says what to train:
+capabilities with weights, the service combinations allowed (or, left out, any set of registered services a family
+offers: the default plan's way, so a family on a new service is drawn without an edit), the difficulty levels with
+weights, and the scenarios (procedural families) with weights. :func:`coverage_plan` turns it into **cells** — capability × scenario × services × difficulty —
 with integer quotas that sum to the requested count:
 
 1. the count is split across capabilities in proportion to their weights;
@@ -19,11 +20,11 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -32,7 +33,12 @@ from coworkenv.servers.kit.files import load_yaml, one_line, yaml_problem
 from coworkenv.synth.contract.task import Difficulty
 from coworkenv.synth.contract.taskfile import format_loc
 
+if TYPE_CHECKING:
+    from coworkenv.synth.generate.families.kit.base import Family
+
 DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "medium", "hard")
+Families = Mapping[str, "Family"]
+"""Families by name; by default every registered one (:data:`~coworkenv.synth.generate.families.FAMILIES`)."""
 
 
 class PlanError(ValueError):
@@ -70,8 +76,13 @@ class CapabilityPlan(_Model):
     description: str = ""
     count: int = Field(default=100, ge=1, description="How many tasks when no --count is given.")
     capabilities: list[CapabilitySpec] = Field(min_length=1)
-    service_combinations: list[list[str]] = Field(
-        min_length=1, description="Service sets a task may use. Example: [['tickets'], ['email', 'payments']]"
+    service_combinations: list[list[str]] | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "The service sets a task may use. Example: [['tickets'], ['email', 'payments']]. Left out: any set a "
+            "family offers whose services are all registered (a family on a new service is drawn with no edit)."
+        ),
     )
     difficulties: dict[Difficulty, float] = Field(
         default_factory=lambda: dict.fromkeys(DIFFICULTIES, 1.0),
@@ -85,8 +96,8 @@ class CapabilityPlan(_Model):
 
     @field_validator("service_combinations")
     @classmethod
-    def _sorted_sets(cls, value: list[list[str]]) -> list[list[str]]:
-        for combo in value:
+    def _sorted_sets(cls, value: list[list[str]] | None) -> list[list[str]] | None:
+        for combo in value or []:
             if not combo:
                 raise ValueError("a service combination needs at least one service")
             if len(set(combo)) != len(combo):
@@ -147,8 +158,9 @@ def default_plan_path() -> Path:
     return Path(str(files("coworkenv.synth").joinpath("plans", "default.yaml")))
 
 
-def load_plan(path: str | Path | None = None) -> CapabilityPlan:
-    """Read and validate a plan file (YAML or JSON); the default plan when no path is given."""
+def load_plan(path: str | Path | None = None, *, families: Families | None = None) -> CapabilityPlan:
+    """Read and validate a plan file (YAML or JSON); the default plan when no path is given. ``families``: the
+    families it may name and ``'*'`` draws from (default: every registered one)."""
     p = Path(path) if path is not None else default_plan_path()
     try:
         text = p.read_text(encoding="utf-8")
@@ -160,10 +172,23 @@ def load_plan(path: str | Path | None = None) -> CapabilityPlan:
         raise PlanError(f"{p}: not valid JSON: {exc}") from exc
     except yaml.YAMLError as exc:
         raise PlanError(one_line(f"{p}: not valid YAML: {yaml_problem(exc)}")) from exc
-    return parse_plan(data, source=str(p))
+    return parse_plan(data, source=str(p), families=families)
 
 
-def parse_plan(data: Any, source: str = "plan") -> CapabilityPlan:
+def plan_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a capability plan (what ``coworkenv schema plan`` prints)."""
+    schema = CapabilityPlan.model_json_schema()
+    schema["title"] = "coworkenv capability plan"
+    schema["description"] = (
+        "What `coworkenv plan` and `coworkenv synth --plan` make tasks of: capabilities with weights, the service "
+        "sets a task may use (left out: any set of registered services a family offers), difficulty levels with "
+        "weights, and scenarios (procedural families with weights; '*' for every registered family listed nowhere "
+        "else). `coworkenv plan` prints the coverage plan it becomes: capability x scenario x services x level."
+    )
+    return schema
+
+
+def parse_plan(data: Any, source: str = "plan", *, families: Families | None = None) -> CapabilityPlan:
     """Validate a plan document; errors name the field and what is wrong, and check the families exist."""
     if not isinstance(data, dict):
         raise PlanError(f"{source}: a plan must be a mapping, got {type(data).__name__}")
@@ -172,15 +197,22 @@ def parse_plan(data: Any, source: str = "plan") -> CapabilityPlan:
     except ValidationError as exc:
         problems = [f"field {format_loc(e['loc'])}: {e['msg']}" for e in exc.errors()]
         raise PlanError(f"{source}: " + "; ".join(problems)) from exc
-    _check_against_families(plan, source)
-    return plan.model_copy(update={"scenarios": _expand(plan)})
+    _check_against_families(plan, source, families)
+    return plan.model_copy(update={"scenarios": _expand(plan, families)})
 
 
-def _expand(plan: CapabilityPlan) -> list[ScenarioSpec]:
-    """The plan's scenarios with ``'*'`` (or no scenarios at all) made into every other registered family that
-    fits the plan's service combinations and capabilities."""
+def _families(families: Families | None) -> Families:
+    if families is not None:
+        return families
     from coworkenv.synth.generate.families import FAMILIES
 
+    return FAMILIES
+
+
+def _expand(plan: CapabilityPlan, families: Families | None = None) -> list[ScenarioSpec]:
+    """The plan's scenarios with ``'*'`` (or no scenarios at all) made into every other registered family that
+    fits the plan's service combinations and capabilities."""
+    FAMILIES = _families(families)
     listed = plan.scenarios if plan.scenarios is not None else [ScenarioSpec(family=EVERY_OTHER)]
     named = {s.family for s in listed}
     out: list[ScenarioSpec] = []
@@ -198,9 +230,8 @@ def _expand(plan: CapabilityPlan) -> list[ScenarioSpec]:
     return out
 
 
-def _check_against_families(plan: CapabilityPlan, source: str) -> None:
-    from coworkenv.synth.generate.families import FAMILIES
-
+def _check_against_families(plan: CapabilityPlan, source: str, families: Families | None = None) -> None:
+    FAMILIES = _families(families)
     for i, s in enumerate(plan.scenarios or []):
         if s.family == EVERY_OTHER:
             continue
@@ -210,6 +241,11 @@ def _check_against_families(plan: CapabilityPlan, source: str) -> None:
             raise PlanError(f"{where}.family: unknown family {s.family!r}; known: {', '.join(sorted(FAMILIES))}")
         if not _services_for(plan, fam.service_options):
             options = ", ".join("+".join(o) for o in fam.service_options)
+            if plan.service_combinations is None:
+                raise PlanError(
+                    f"{where}: {s.family} needs one of the service sets {options}, and some service of each is not "
+                    "registered; install the package that adds it (`coworkenv services` lists those known)"
+                )
             raise PlanError(
                 f"{where}: {s.family} needs one of the service sets {options}, none of which is in "
                 "service_combinations; add one there or drop the scenario"
@@ -220,7 +256,17 @@ def _check_against_families(plan: CapabilityPlan, source: str) -> None:
             )
 
 
-def _services_for(plan: CapabilityPlan, options: Sequence[tuple[str, ...]]) -> list[tuple[str, ...]]:
+def _services_for(
+    plan: CapabilityPlan, options: Sequence[tuple[str, ...]], known: Collection[str] | None = None
+) -> list[tuple[str, ...]]:
+    """The service sets of a family the plan allows: those in its ``service_combinations``, or, where it lists none,
+    those whose services are all registered (``known``: the registry's names by default)."""
+    if plan.service_combinations is None:
+        if known is None:
+            from coworkenv.servers import registry
+
+            known = set(registry.SERVICES)
+        return [o for o in options if set(o) <= set(known)]
     allowed = {frozenset(c) for c in plan.service_combinations}
     return [o for o in options if frozenset(o) in allowed]
 
@@ -247,15 +293,16 @@ def apportion(total: int, weights: Sequence[float], rng: random.Random) -> list[
     return out
 
 
-def coverage_plan(plan: CapabilityPlan, count: int | None = None, seed: int = 0) -> list[Cell]:
+def coverage_plan(
+    plan: CapabilityPlan, count: int | None = None, seed: int = 0, *, families: Families | None = None
+) -> list[Cell]:
     """The cells of the plan with quotas summing to ``count`` (the plan's own count by default)."""
-    from coworkenv.synth.generate.families import FAMILIES
-
+    FAMILIES = _families(families)
     n = plan.count if count is None else count
     rng = random.Random(seed)
     caps = [c.name for c in plan.capabilities]
     by_cap: dict[str, list[ScenarioSpec]] = {c: [] for c in caps}
-    for s in _expand(plan):
+    for s in _expand(plan, FAMILIES):
         for c in _capabilities_for(plan, s, FAMILIES[s.family].capabilities):
             by_cap[c].append(s)
     live = [c for c in plan.capabilities if by_cap[c.name]]

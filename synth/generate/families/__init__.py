@@ -17,6 +17,7 @@ from coworkenv.synth.generate.families.kit.registry import (
     add_family,
     get_family,
     register_family,
+    shipped_families,
     unregister_family,
 )
 
@@ -33,5 +34,6 @@ __all__ = [
     "add_family",
     "get_family",
     "register_family",
+    "shipped_families",
     "unregister_family",
 ]

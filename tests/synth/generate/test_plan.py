@@ -13,8 +13,10 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
+from coworkenv.servers import registry
+from coworkenv.synth.cli import schema_group
 from coworkenv.synth.cli_synth import COMMANDS
-from coworkenv.synth.generate.families import FAMILIES
+from coworkenv.synth.generate.families import FAMILIES, shipped_families
 from coworkenv.synth.generate.plan import (
     PlanError,
     apportion,
@@ -25,6 +27,7 @@ from coworkenv.synth.generate.plan import (
     summarise,
 )
 
+SHIPPED = shipped_families()
 CLI = click.Group("coworkenv", commands={c.name: c for c in COMMANDS if c.name})
 
 
@@ -43,11 +46,12 @@ def small_plan() -> dict[str, Any]:
     }
 
 
-def test_the_default_plan_ships_with_the_package_and_names_only_known_families() -> None:
-    plan = load_plan()
+def test_the_default_plan_ships_with_the_package_and_draws_every_shipped_family() -> None:
+    plan = load_plan(families=SHIPPED)
     assert default_plan_path().exists()
-    assert {s.family for s in plan.scenarios} == set(FAMILIES)
+    assert {s.family for s in plan.scenarios or []} == set(SHIPPED)
     assert set(plan.difficulties) == {"easy", "medium", "hard"}
+    assert plan.service_combinations is None  # open: any set of registered services a family offers
 
 
 @pytest.mark.parametrize("count", [1, 7, 50, 200, 333])
@@ -62,18 +66,20 @@ def test_the_same_seed_gives_the_same_coverage_plan() -> None:
     assert any(coverage_plan(plan, 61, seed=5) != coverage_plan(plan, 61, seed=s) for s in range(6, 12))
 
 
-def test_every_cell_pairs_a_family_with_a_capability_it_exercises_and_an_allowed_service_set() -> None:
+def test_every_cell_pairs_a_family_with_a_capability_it_exercises_and_a_service_set_of_registered_services() -> None:
     plan = load_plan()
-    allowed = {frozenset(c) for c in plan.service_combinations}
     for cell in coverage_plan(plan, 200, seed=0):
         family = FAMILIES[cell.scenario]
         assert cell.capability in family.capabilities
-        assert cell.services in family.service_options and frozenset(cell.services) in allowed
+        assert cell.services in family.service_options and set(cell.services) <= set(registry.SERVICES)
+    closed = parse_plan(small_plan())
+    allowed = {frozenset(c) for c in closed.service_combinations or []}
+    assert all(frozenset(c.services) in allowed for c in coverage_plan(closed, 40, seed=0))
 
 
 def test_the_default_plan_covers_every_scenario_service_and_level_at_200_tasks() -> None:
-    totals = summarise(coverage_plan(load_plan(), 200, seed=0))
-    assert all(totals["scenario"][name] > 0 for name in FAMILIES)
+    totals = summarise(coverage_plan(load_plan(families=SHIPPED), 200, seed=0))
+    assert all(totals["scenario"][name] > 0 for name in SHIPPED)
     assert {s for s, n in totals["service"].items() if n} >= {"email", "tickets", "crm", "payments"}
     assert all(totals["difficulty"][d] > 0 for d in ("easy", "medium", "hard"))
 
@@ -167,3 +173,34 @@ def test_the_plan_command_says_what_is_wrong_with_a_plan_file(tmp_path: Path) ->
     result = invoke("plan", str(path))
     assert result.exit_code != 0
     assert "capabilities[1].weight" in result.output and str(path) in result.output
+
+
+def test_the_plan_format_has_a_json_schema_that_the_default_plan_satisfies() -> None:
+    result = CliRunner().invoke(schema_group, ["plan"])
+    assert result.exit_code == 0, result.output
+    schema = json.loads(result.output)
+    assert schema["title"] == "coworkenv capability plan" and schema["required"] == ["name", "capabilities"]
+    assert set(schema["properties"]) == {
+        "name", "description", "count", "capabilities", "service_combinations", "difficulties", "scenarios"
+    }  # fmt: skip
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(yaml.safe_load(default_plan_path().read_text()), schema)
+    jsonschema.validate(small_plan(), schema)
+
+
+def test_an_open_plan_leaves_out_the_service_sets_with_a_service_nobody_registered() -> None:
+    class Elsewhere(type(FAMILIES["tickets-stale-escalation"])):  # type: ignore[misc]
+        name = "tickets-or-fax"
+        service_options = (("fax",), ("tickets",))
+
+    families = {"tickets-or-fax": Elsewhere()}
+    doc = {"name": "open", "capabilities": [{"name": "distractor rejection"}]}
+    cells = coverage_plan(parse_plan(doc, families=families), 6, 0, families=families)
+    assert {c.services for c in cells} == {("tickets",)} and sum(c.quota for c in cells) == 6
+
+    class FaxOnly(Elsewhere):
+        service_options = (("fax",),)
+
+    doc["scenarios"] = [{"family": "tickets-or-fax"}]
+    with pytest.raises(PlanError, match="some service of each is not registered; install the package"):
+        parse_plan(doc, families={"tickets-or-fax": FaxOnly()})

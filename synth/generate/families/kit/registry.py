@@ -40,6 +40,16 @@ def unregister_family(name: str) -> None:
     FAMILIES.pop(name, None)
 
 
+SHIPPED_PACKAGE = "coworkenv.synth.generate.families"
+
+
+def shipped_families() -> dict[str, Family]:
+    """The families that ship with coworkenv (a module of :mod:`coworkenv.synth.generate.families`), without the
+    registered ones and the plugins': what a check of the shipped families iterates over, so that a family installed
+    beside them changes nothing there (a plugin family is checked by its own tests: ``coworkenv.synth.testing``)."""
+    return {name: f for name, f in FAMILIES.items() if type(f).__module__.startswith(SHIPPED_PACKAGE + ".")}
+
+
 def get_family(name: str) -> Family:
     try:
         return FAMILIES[name]

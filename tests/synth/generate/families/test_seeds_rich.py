@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from coworkenv.synth.contract.task import Task
-from coworkenv.synth.generate.families import FAMILIES
+from coworkenv.synth.generate.families import shipped_families
 from coworkenv.synth.generate.families.kit.vocabulary import Phrasebook
 from coworkenv.synth.generate.plan import coverage_plan, load_plan
 from coworkenv.synth.generate.procedural import build_task, derive_seed
@@ -57,7 +57,7 @@ def test_the_default_plan_makes_tasks_with_a_median_of_sixty_records_or_more() -
 
 
 def test_no_background_text_repeats_within_a_task() -> None:
-    for name, family in FAMILIES.items():
+    for name, family in shipped_families().items():
         for services in family.service_options:
             for level in ("easy", "medium", "hard"):
                 for seed in (1, 2):
