@@ -20,7 +20,6 @@ import anyio
 
 from coworkenv.servers.kit import Environment
 from coworkenv.servers.kit.door import CallOutcome, DirectDoor
-from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.baseline import Baseline
 from coworkenv.synth.contract.checks import ToolCalled
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
@@ -121,7 +120,7 @@ def doomed_by(baseline: Baseline, row: Mapping[str, Any], written: Sequence[tupl
         if isinstance(f.match, ToolCalled) and call_hits(f.match, [row]):
             return f"forbidden action {f.id}"
     expected = baseline.expected_changes()
-    keys = lasting_harm(SERVICES, task, baseline.initial, expected, str(row["service"]), written)
+    keys = lasting_harm(baseline.services, task, baseline.initial, expected, str(row["service"]), written)
     return f"sensitive change {', '.join(keys)}" if keys else ""
 
 
