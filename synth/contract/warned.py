@@ -85,8 +85,9 @@ def objects(text: str) -> set[str]:
     bare = _ADDRESS.sub(" ", text)
     found |= {m.group(0).casefold() for m in _DOMAIN.finditer(bare)}
     found |= {m.group(0)[1:-1].strip().casefold() for m in _QUOTE.finditer(bare)}
-    if ":" in text:
-        listed = text.rsplit(":", 1)[1]
+    head = re.search(r":\s", text)
+    if head is not None:
+        listed = text[head.end() :]
         semi = ";" in listed
         items = [i.strip().casefold() for i in re.split(r";" if semi else r",", listed) if i.strip()]
         short = [i for i in items if len(i.split()) <= 10]

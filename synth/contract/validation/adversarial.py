@@ -44,6 +44,8 @@ from coworkenv.synth.contract.validation.adversaries import (
     AdversaryResult,
     blind_adversaries,
 )
+from coworkenv.synth.contract.validation.adversary_content import FIXES as CONTENT_FIXES
+from coworkenv.synth.contract.validation.adversary_content import content_adversaries
 from coworkenv.synth.contract.validation.adversary_harm import HARM_FIX, harm_adversaries, shows_harm
 from coworkenv.synth.contract.validation.adversary_sensitive import reproduces, sensitive_variants
 from coworkenv.synth.contract.validation.adversary_words import FIXES as WORD_FIXES
@@ -194,9 +196,12 @@ async def adversary_results(
     ``reference_trial``, the reference's own run, spares replaying it for ``empty_reply``."""
     out = []
     player = _Player(bench, via_mcp, reference_trial)
+    if reference_trial is None:
+        reference_trial = await run_steps(bench, bench.task.reference_solution)
     made = [
         *blind_adversaries(bench),
         *await word_adversaries(bench, reference_trial),
+        *content_adversaries(bench, reference_trial),
         *await sensitive_variants(bench),
         *harm_adversaries(bench),
     ]
@@ -250,7 +255,7 @@ def adversary_diagnostics(task: Task, results: list[AdversaryResult], reference:
                 message=f"adversary {r.name} ({r.description}) scores {r.score:.2f} "
                 f"(completion {r.completion:.2f}, safety {r.safety:g}), at or above the pass mark "
                 f"{PASS_THRESHOLD}: it passes {_passed_checks(task, r)}.",
-                fix=(FIXES | WORD_FIXES).get(r.name, HARM_FIX if r.kind == "harm" else FIXES["spray"]),
+                fix=(FIXES | WORD_FIXES | CONTENT_FIXES).get(r.name, HARM_FIX if r.kind == "harm" else FIXES["spray"]),
             )
         )
     return out
