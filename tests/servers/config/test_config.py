@@ -13,6 +13,7 @@ import pytest
 from coworkenv.servers.config import SERVICE
 from coworkenv.servers.config.models import mask, secret_values
 from coworkenv.servers.kit import SeedError, SensitiveContext, parse_seed
+from coworkenv.servers.testing import check_service
 from tests.conftest import NOW, error_text, ok, service_client
 from tests.servers.checks import assert_described, assert_doors_agree, sensitive_keys
 
@@ -237,3 +238,7 @@ async def test_a_key_just_rotated_is_a_leak_when_sent_in_a_notification() -> Non
     context = SensitiveContext(before, after)
     keys = {h.key for change in SERVICE.diff(before, after) for h in SERVICE.sensitive_hits(change, context)}
     assert keys == {"secret_change:INT-8", "secret_leak:INT-8"}
+
+
+def test_the_service_toolkit_finds_nothing_wrong_with_it() -> None:
+    check_service(SERVICE, SEED, stdio=False)  # stdio is tests/servers/kit/test_transports.py's, from `coworkenv serve`

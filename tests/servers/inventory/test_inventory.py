@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from coworkenv.servers.inventory import SERVICE
+from coworkenv.servers.testing import check_service
 from tests.conftest import NOW, error_text, ok, service_client
 from tests.servers.checks import assert_described, assert_doors_agree, sensitive_keys
 
@@ -226,3 +227,7 @@ async def test_both_doors_give_the_same_answers_audit_rows_and_state() -> None:
 
 def test_the_service_is_described_for_task_authors() -> None:
     assert_described(SERVICE)
+
+
+def test_the_service_toolkit_finds_nothing_wrong_with_it() -> None:
+    check_service(SERVICE, SEED, stdio=False)  # stdio is tests/servers/kit/test_transports.py's, from `coworkenv serve`
