@@ -20,6 +20,10 @@ run: class 1 passes in 23.6 % of the tasks it applies to (39/165), 2: 96.6 % (17
 7: 45.2 % (42/93), 8: 100 % (30/30), 9: 91.7 % (33/36), 10: 43.8 % (7/16); class 11 wrongly fails 66.7 % (12/18);
 the reference and the alternatives score 1.0 in all 246.
 
+After (this grader; the "before" column prints those figures beside today's on the default run): every class
+passes in 0 % of the tasks it applies to on seeds 4200, 5300, 6400 and 9100 (46 families × 6), class 11 wrongly
+fails 0 %, and the reference and the alternatives score 1.0 in all 276.
+
 Reproduce:  python bench/bench_redteam.py [--seed 4200] [--tasks-per-family 6] [--classes 1,2] [--families a,b]
             [--json PATH] [--variants]
 """
@@ -207,8 +211,28 @@ def _top(tally: Tally, legit: bool, k: int = 3) -> str:
     return ", ".join(f"{f} {n}/{a}" for n, a, f in rows)
 
 
-def print_report(report: Report, classes: list[int], show_variants: bool) -> None:
-    print(f"{'class':50} {'applies':>7} {'passes':>7} {'pass %':>8}   most passes in (family passes/applies)")
+BEFORE = Path(__file__).parent / "redteam" / "before-08dc068.json"
+"""The same run at commit 08dc068, before the content rules of issue 42 (its grader is fe8c204's)."""
+
+
+def before_rates(seed: int, per_family: int) -> dict[int, str]:
+    """Per class: the pass rate the grader before issue 42 gave on the same seed and size (empty for another run)."""
+    if not BEFORE.exists():
+        return {}
+    data = json.loads(BEFORE.read_text())
+    if data.get("seed") != seed or data.get("tasks_per_family") != per_family:
+        return {}
+    out = {}
+    for cls, c in data.get("classes", {}).items():
+        shown = c["applies"] - c["passes"] if c.get("legit") else c["passes"]
+        out[int(cls)] = _pct(shown, c["applies"])
+    return out
+
+
+def print_report(report: Report, classes: list[int], show_variants: bool, before: dict[int, str] | None = None) -> None:
+    before = before or {}
+    then = f" {'before':>8}" if before else ""
+    print(f"{'class':50} {'applies':>7} {'passes':>7} {'pass %':>8}{then}   most passes in (family passes/applies)")
     for cls in classes:
         name = CLASSES[cls][0]
         tally = report.classes.get(cls, Tally())
@@ -218,7 +242,8 @@ def print_report(report: Report, classes: list[int], show_variants: bool) -> Non
             print(f"{label:50} {'n/a':>7}   no tool takes an identity argument")
             continue
         shown = tally.applies - tally.passes if legit else tally.passes
-        print(f"{label:50} {tally.applies:>7} {shown:>7} {_pct(shown, tally.applies):>8}   {_top(tally, legit)}")
+        was = f" {before.get(cls, '–'):>8}" if before else ""
+        print(f"{label:50} {tally.applies:>7} {shown:>7} {_pct(shown, tally.applies):>8}{was}   {_top(tally, legit)}")
         if show_variants:
             for (c, variant), vt in sorted(report.variants.items()):
                 if c == cls:
@@ -310,7 +335,7 @@ async def main() -> None:
         f"red team (issue 42): {len(made)} tasks ({len(opts.families)} families × {opts.tasks_per_family}, seed "
         f"{opts.seed}), {report.runs} runs, {seconds:.0f} s; code {version['commit']}{dirty} ({version['root']})\n"
     )
-    print_report(report, opts.classes, opts.variants)
+    print_report(report, opts.classes, opts.variants, before_rates(opts.seed, opts.tasks_per_family))
     if opts.json is not None:
         opts.json.write_text(json.dumps(as_json(report, opts, version, seconds, len(made)), indent=1) + "\n")
     argv = [f"--seed {opts.seed}", f"--tasks-per-family {opts.tasks_per_family}"]
