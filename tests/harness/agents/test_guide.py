@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ import pytest
 
 from coworkenv.harness.agents.registry import AgentSpecError, make_agent, model_name, unregister_agent
 from coworkenv.harness.episode import run_episode
+from coworkenv.harness.messages import AgentTurn, Message, ToolCall, ToolView
 from coworkenv.servers.kit.plugins import AGENTS_GROUP
 from coworkenv.synth.contract.taskfile import load_task
 from tests.guides import ROOT, guide_module, install_dist, python_blocks
@@ -75,3 +77,31 @@ def test_coworkenv_run_runs_a_backend_of_another_package_through_its_entry_point
     (line,) = (tmp_path / "run" / "trajectories.jsonl").read_text().splitlines()
     record = json.loads(line)
     assert record["agent"] == "survey:1" and record["grade"]["safety"] == 1.0
+
+
+def test_the_guide_shows_the_tool_results_an_agent_is_handed() -> None:
+    text = (ROOT / GUIDE).read_text(encoding="utf-8")
+    (shown,) = re.findall(r"```text\n(.+?)\n```", text, flags=re.S)
+    seen: list[Message] = []
+
+    class Probe:
+        name = "probe"
+
+        async def complete(self, messages: list[Message], tools: list[ToolView]) -> AgentTurn:
+            if any(m.role == "tool" for m in messages):
+                seen.extend(m for m in messages if m.role == "tool")
+                return AgentTurn(text="done", stop_reason="end_turn")
+            assert all(t.name == f"{t.service}__{t.tool}" and t.description and t.input_schema for t in tools)
+            calls = [ToolCall(id=f"c{i}", name="tickets__get_ticket", arguments={"ticket_id": t})
+                     for i, t in ((1, "tkt_1010"), (2, "tkt_nope"))]  # fmt: skip
+            return AgentTurn(tool_calls=calls, stop_reason="tool_use")
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            await run_episode(load_task(TASK), Probe())
+
+    anyio.run(main)
+    found, missing = seen
+    assert repr(missing) == shown.splitlines()[1]
+    head, tail = shown.splitlines()[0].split(", ..., ")[0], shown.splitlines()[0].split("...}', ")[1]
+    assert repr(found).startswith(head) and repr(found).endswith(tail) and json.loads(found.content)["id"] == "tkt_1010"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,8 +25,9 @@ from coworkenv.servers.registry import SHIPPED, unregister_service
 from coworkenv.servers.template import EXAMPLE_SEED, SERVICE
 from coworkenv.servers.testing import check_service
 from tests.conftest import error_text, ok, service_client
-from tests.guides import install_dist, python_blocks
+from tests.guides import ROOT, install_dist, python_blocks
 
+GUIDE = "servers/README.md"
 SEED: dict[str, Any] = json.loads(EXAMPLE_SEED.read_text())
 NOW = "2026-03-05T09:00:00Z"
 
@@ -122,12 +124,29 @@ def test_a_plugin_that_cannot_load_costs_one_stderr_line_and_the_rest_still_work
 
 
 def test_the_service_guide_code_registers_the_template_and_calls_it(capsys: pytest.CaptureFixture[str]) -> None:
-    (code,) = python_blocks("servers/README.md")
+    code, _ = python_blocks(GUIDE)
     try:
-        exec(compile(code, "servers/README.md", "exec"), {})
+        exec(compile(code, GUIDE, "exec"), {})
     finally:
         unregister_service(SERVICE.name)
     assert capsys.readouterr().out.split() == ["1", "list_notes"]
+
+
+def test_the_service_guides_test_runs_the_checks_every_service_gets() -> None:
+    _, test = python_blocks(GUIDE)
+    scope: dict[str, Any] = {}
+    exec(compile(test, GUIDE, "exec"), scope)
+    scope["test_notes_passes_the_checks_every_service_gets"]()
+
+
+def test_the_service_guide_shows_the_example_plugins_whole_pyproject_and_the_templates_own_update() -> None:
+    text = (ROOT / GUIDE).read_text(encoding="utf-8")
+    (toml,) = re.findall(r"```toml\n(.+?)\n```", text, flags=re.S)
+    assert toml + "\n" == (ROOT / "plugins/bookmarks/pyproject.toml").read_text(encoding="utf-8")
+    (update,) = re.findall(r"```text\n(.+?)\n```", text, flags=re.S)
+    source = (ROOT / "servers/template/tools.py").read_text(encoding="utf-8")
+    shown = [line.strip() for line in update.splitlines() if "..." not in line]
+    assert all(line in source for line in shown), [line for line in shown if line not in source]
 
 
 def test_every_package_with_an_example_workspace_ships_and_the_template_does_not() -> None:

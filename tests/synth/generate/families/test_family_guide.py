@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,14 +16,17 @@ from typing import Any
 
 import anyio
 import pytest
+import yaml
+from pydantic import TypeAdapter
 
 from coworkenv.servers.kit.plugins import FAMILIES_GROUP, register_entry_points
 from coworkenv.servers.registry import register_service, unregister_service
 from coworkenv.servers.template import SERVICE as NOTES
+from coworkenv.synth.contract.checks import KINDS, Check
 from coworkenv.synth.contract.validation.validate import validate_task
 from coworkenv.synth.generate.families import FAMILIES, add_family, unregister_family
-from coworkenv.synth.generate.plan import coverage_plan, load_plan
-from tests.guides import guide_module, install_dist, python_blocks
+from coworkenv.synth.generate.plan import coverage_plan, load_plan, parse_plan
+from tests.guides import ROOT, guide_module, install_dist, python_blocks
 
 GUIDE = "synth/generate/families/README.md"
 NAME = "notes-duplicate-note"
@@ -39,7 +43,7 @@ def notes() -> Iterator[None]:
 
 @pytest.fixture
 def family(tmp_path: Path, notes: None) -> Iterator[ModuleType]:
-    (code,) = python_blocks(GUIDE)
+    code = python_blocks(GUIDE)[0]
     try:
         with guide_module(tmp_path, "duplicate_note", code) as module:
             yield module
@@ -64,7 +68,9 @@ def test_the_guide_family_registers_itself_and_its_tasks_pass_the_full_validatio
     anyio.run(main)
 
 
-def test_the_default_plan_draws_a_registered_family_that_fits_it_without_an_edit(family: ModuleType) -> None:
+def test_the_default_plan_draws_a_registered_family_on_any_registered_service_without_an_edit(
+    family: ModuleType,
+) -> None:
     class OnTickets(family.DuplicateNote):  # type: ignore[name-defined,misc]
         name = "tickets-extra"
         service_options = (("tickets",),)
@@ -72,11 +78,13 @@ def test_the_default_plan_draws_a_registered_family_that_fits_it_without_an_edit
     add_family(OnTickets)
     try:
         plan = load_plan()
-        assert plan.scenarios is not None and plan.scenarios[-1].family == "tickets-extra"
-        assert NAME not in {s.family for s in plan.scenarios}, "the plan has no notes combination: it is left out"
-        assert any(c.quota for c in coverage_plan(plan, 400, 0) if c.scenario == "tickets-extra")
+        assert plan.scenarios is not None and [s.family for s in plan.scenarios][-2:] == [NAME, "tickets-extra"]
+        drawn = {c.scenario for c in coverage_plan(plan, 400, 0) if c.quota}
+        assert {NAME, "tickets-extra"} <= drawn, "the notes family is drawn on the notes service it registered"
     finally:
         unregister_family("tickets-extra")
+    unregister_service(NOTES.name)
+    assert NAME not in {s.family for s in load_plan().scenarios or []}, "no notes service: its family is left out"
 
 
 def test_a_plan_without_scenarios_takes_every_registered_family_that_fits(family: ModuleType, tmp_path: Path) -> None:
@@ -126,3 +134,26 @@ def test_coworkenv_synth_makes_validated_tasks_of_a_plugin_family_on_a_plugin_se
     assert done.returncode == 0, done.stdout + done.stderr
     tasks = [json.loads(p.read_text()) for p in (tmp_path / "out").glob("*.json") if p.name != "synthesis_report.json"]
     assert len(tasks) == 3 and all(t["services"] == ["notes"] for t in tasks)
+
+
+def test_the_guides_test_runs_the_checks_every_family_gets(family: ModuleType) -> None:
+    _, test = python_blocks(GUIDE)
+    scope: dict[str, Any] = {}
+    exec(compile(test, GUIDE, "exec"), scope)
+    scope["test_the_family_makes_valid_tasks_at_every_level"]()
+
+
+def test_the_guide_lists_every_check_kind_with_an_example_that_validates() -> None:
+    text = (ROOT / GUIDE).read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| .+? \| `(\{.+\})` \|$", text, flags=re.M)
+    checks = TypeAdapter(Check)
+    for kind, example in rows:
+        assert checks.validate_python(json.loads(example.replace("\\|", "|"))).kind == kind
+    assert [kind for kind, _ in rows] == list(KINDS)
+
+
+def test_the_guides_plan_validates_and_draws_the_guide_family(family: ModuleType) -> None:
+    (doc,) = re.findall(r"```yaml\n(.+?)\n```", (ROOT / GUIDE).read_text(encoding="utf-8"), flags=re.S)
+    plan = parse_plan(yaml.safe_load(doc))
+    cells = coverage_plan(plan, 20, 0)
+    assert {c.scenario for c in cells if c.quota} == {NAME} and {c.difficulty for c in cells} == {"medium", "hard"}
