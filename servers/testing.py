@@ -328,7 +328,7 @@ def _random_call(service: Service, draw: random.Random, ids: Sequence[str]) -> t
     spec = draw.choice(service.tools)
     schema = spec.input_schema()
     props = list(schema.get("properties", {}))
-    enums = _enum_values(schema)
+    enums = enum_values(schema)
 
     def scalar() -> Any:
         pick = draw.randrange(5)
@@ -360,17 +360,18 @@ def _random_call(service: Service, draw: random.Random, ids: Sequence[str]) -> t
     return spec.name, args
 
 
-def _enum_values(schema: Any) -> list[Any]:
+def enum_values(schema: Any) -> list[Any]:
+    """Every ``enum`` and ``const`` value a JSON schema names, anywhere in it (what random arguments draw from)."""
     found: list[Any] = []
     if isinstance(schema, dict):
         found += schema.get("enum", [])
         if "const" in schema:
             found.append(schema["const"])
         for value in schema.values():
-            found += _enum_values(value)
+            found += enum_values(value)
     elif isinstance(schema, list):
         for item in schema:
-            found += _enum_values(item)
+            found += enum_values(item)
     return found
 
 

@@ -23,21 +23,6 @@ def _ids(seed: dict[str, list[dict[str, Any]]]) -> list[str]:
     return sorted({str(v) for rows in seed.values() for r in rows for k, v in r.items() if k.endswith("id") and v})
 
 
-def _enum_values(schema: dict[str, Any]) -> list[Any]:
-    found: list[Any] = []
-    if isinstance(schema, dict):
-        found += schema.get("enum", [])
-        if "const" in schema:
-            found.append(schema["const"])
-        for value in schema.values():
-            if isinstance(value, dict):
-                found += _enum_values(value)
-            elif isinstance(value, list):
-                for item in value:
-                    found += _enum_values(item) if isinstance(item, dict) else []
-    return found
-
-
 def calls(services: Sequence[str] | None = None) -> st.SearchStrategy[tuple[str, str, dict[str, Any]]]:
     """One tool call of the services named (all by default) with random, often tricky, arguments."""
 
@@ -47,7 +32,7 @@ def calls(services: Sequence[str] | None = None) -> st.SearchStrategy[tuple[str,
         scalars = st.one_of(
             st.sampled_from(_ids(SEEDS[service]) or ["x"]),
             st.sampled_from(TRICKY),
-            st.sampled_from(_enum_values(schema) or [None]),
+            st.sampled_from(testing.enum_values(schema) or [None]),
             st.text(max_size=20),
             st.integers(min_value=-(2**63), max_value=2**63),
             st.floats(allow_nan=True),
