@@ -1,7 +1,9 @@
 """The main job's last stage: a student learns from the teacher's demonstrations, measured on tasks it never saw.
 
 The tasks are split once (by a hash of each id, so the split does not depend on the order or count of the
-others): about a fifth are held out. A small model is built offline (its tokenizer trained on the training
+others): about a fifth are held out, among the tasks whose demonstration reaches its first assistant turn within
+:data:`HELD_OUT_MAX_PROMPT` characters (a longer prompt leaves the student's 2,048 tokens no assistant token to
+measure). A small model is built offline (its tokenizer trained on the training
 demonstrations only), scored on the held-out tasks through the harness (``hf:`` agent, greedy), fully
 fine-tuned on the whole conversation (the assistant's tokens at weight 1, the context's at 0.3, batches of 4
 conversations of up to 2,048 tokens, cosine schedule) with the held-out demonstrations' loss measured before and after, and scored again. The
@@ -21,12 +23,33 @@ from typing import Any
 from coworkenv.servers.kit.atomic import write_atomic
 
 HELD_OUT_SHARE = 5  # one task in five
+HELD_OUT_MAX_PROMPT = 5_000
+"""The most characters a held-out demonstration may hold before its first assistant turn (system prompt with the
+compact tool list, and the request): about 1,800 tokens of the tiny tokenizer, which has seen none of its text."""
 LEARNING_BENCH = "python bench/learning/bench_learn.py"
 
 
 def held_out(task_id: str) -> bool:
     """Whether a task is held out of training: about one in :data:`HELD_OUT_SHARE`, by a hash of its id."""
     return int(hashlib.sha256(task_id.encode()).hexdigest(), 16) % HELD_OUT_SHARE == 0
+
+
+def measurable(path: Path) -> set[str]:
+    """The tasks of the chat records in ``path`` whose conversation reaches its first assistant turn within
+    :data:`HELD_OUT_MAX_PROMPT` characters."""
+    found: set[str] = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        prompt = 0
+        for message in record.get("messages", []):
+            if message.get("role") == "assistant":
+                break
+            prompt += len(str(message.get("content") or ""))
+        if prompt <= HELD_OUT_MAX_PROMPT:
+            found.add(str(record.get("task_id")))
+    return found
 
 
 def split_rows(path: Path, held_ids: set[str]) -> tuple[list[str], list[str]]:
@@ -123,7 +146,9 @@ def learning_stage(
 
     begun = time.perf_counter()
     ids = sorted(task_ids)
-    held_ids = {t for t in ids if held_out(t)} or set(ids[:1] if len(ids) > 1 else [])
+    fits = measurable(compact_teacher)
+    candidates = [t for t in ids if t in fits] or ids
+    held_ids = {t for t in candidates if held_out(t)} or set(candidates[:1] if len(ids) > 1 else [])
     learn = out / "learn"
     learn.mkdir(parents=True, exist_ok=True)
     train_data = _write_rows(learn / "train.jsonl", split_rows(compact_curated, held_ids)[0])

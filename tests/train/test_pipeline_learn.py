@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from coworkenv.train.pipeline_learn import Learning, held_out, split_rows
+from coworkenv.train.pipeline_learn import HELD_OUT_MAX_PROMPT, Learning, held_out, measurable, split_rows
 
 
 def test_about_a_fifth_of_the_tasks_are_held_out_the_same_way_whatever_the_others() -> None:
@@ -23,6 +23,17 @@ def test_a_held_out_task_s_demonstrations_never_reach_training(tmp_path: Path) -
     train, held = split_rows(path, {"t1", "t3"})
     assert {json.loads(line)["task_id"] for line in train} == {"t0", "t2"}
     assert {json.loads(line)["task_id"] for line in held} == {"t1", "t3"} and len(train) + len(held) == 12
+
+
+def test_only_a_task_whose_prompt_leaves_room_for_an_answer_can_be_measured(tmp_path: Path) -> None:
+    def record(task: str, prompt: int) -> dict[str, object]:
+        messages = [{"role": "system", "content": "s" * prompt}, {"role": "user", "content": "do it"}]
+        return {"task_id": task, "messages": [*messages, {"role": "assistant", "content": "done"}]}
+
+    path = tmp_path / "demos.jsonl"
+    rows = [record("short", 100), record("edge", HELD_OUT_MAX_PROMPT - 5), record("long", HELD_OUT_MAX_PROMPT)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert measurable(path) == {"short", "edge"}  # a tool list so long that 2,048 tokens hold no answer is not
 
 
 def _learning(loss_after: float, score_after: float) -> Learning:
