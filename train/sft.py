@@ -272,6 +272,14 @@ def run_sft(options: SFTOptions, callbacks: Sequence[Any] = ()) -> SFTResult:
             "(the tool schemas and system prompt come first and were all that fit); raise --max-length, or "
             "export with --template compact for a small model (and prompt it with hf:PATH?template=compact)"
         )
+    if trainer.eval_dataset is not None and len(trainer.eval_dataset) == 0:
+        from coworkenv.train.data import DataError
+
+        raise DataError(
+            f"no held-out example of {options.eval_data} has an assistant token within --max-length "
+            f"{options.max_length}, so there is no held-out loss to measure; raise --max-length, or hold out "
+            "shorter examples"
+        )
     checkpoint = last_checkpoint(options.out) if options.resume else None
     if checkpoint is not None and 0 < options.max_steps <= _step_of(checkpoint):
         # The run already reached --max-steps: the trainer would take one more step before it checks, so load the

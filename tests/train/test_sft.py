@@ -137,6 +137,18 @@ def test_an_empty_dataset_is_a_clear_error(tiny_model: Path, tmp_path: Path) -> 
     assert result.exit_code != 0 and "holds no examples" in result.output
 
 
+def test_a_held_out_set_with_nothing_that_fits_is_a_clear_error(tiny_model: Path, tmp_path: Path) -> None:
+    short = {"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}]}
+    long = {"messages": [{"role": "user", "content": "word " * 3000}, {"role": "assistant", "content": "Done."}]}
+    train, held = tmp_path / "train.jsonl", tmp_path / "held.jsonl"
+    train.write_text(json.dumps(short) + "\n")
+    held.write_text(json.dumps(long) + "\n")
+    args = ["--data", str(train), "--eval-data", str(held), "--model", str(tiny_model), "--out", str(tmp_path / "o")]
+    result = _invoke_sft(*args, "--max-length", "256", "--max-steps", "1")
+    assert result.exit_code != 0 and "no held-out example" in result.output, result.output
+    assert "Traceback" not in result.output
+
+
 def _model_with_template(tiny_model: Path, tmp_path: Path, template: str | None) -> Path:
     copy = tmp_path / "model"
     shutil.copytree(tiny_model, copy)
