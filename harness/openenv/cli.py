@@ -31,6 +31,12 @@ def openenv_group() -> None:
     help="Seconds before an idle session made over HTTP (no socket holding it) is closed.",
 )
 @click.option("--token", default=None, help="Bearer token every request must carry (or COWORKENV_TOKEN).")
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    help="Another Host (and Origin) the server answers to besides loopback and the bind address; * for any.",
+)
 def serve_cmd(
     tasks: tuple[str, ...],
     host: str,
@@ -39,6 +45,7 @@ def serve_cmd(
     max_steps: int,
     session_timeout: float,
     token: str | None,
+    allow_hosts: tuple[str, ...],
 ) -> None:
     """Serve the tasks as an OpenEnv environment: reset(task_id=...) starts a task in a workspace of the session's
     own; call_tool runs its <service>__<tool> tools; reply(text) talks to the user, and the last reply's reward is
@@ -47,11 +54,18 @@ def serve_cmd(
     from coworkenv.harness.openenv.episode import Limits, TaskPool
     from coworkenv.harness.openenv.server import create_app
     from coworkenv.harness.run import RunError
-    from coworkenv.servers.kit.http_auth import TOKEN_ENV, BearerTokenMiddleware, token_problem
+    from coworkenv.servers.kit.http_auth import (
+        TOKEN_ENV,
+        BearerTokenMiddleware,
+        HostGuardMiddleware,
+        allow_host_problem,
+        security_settings,
+        token_problem,
+    )
     from coworkenv.synth.contract.taskfile import TaskFileError
 
     token = token if token is not None else os.environ.get(TOKEN_ENV) or None
-    problem = token_problem(host, token)
+    problem = token_problem(host, token) or next(filter(None, map(allow_host_problem, allow_hosts)), None)
     if problem is not None:
         raise click.ClickException(problem)
     if not _websockets_available():
@@ -63,7 +77,8 @@ def serve_cmd(
     except (RunError, TaskFileError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     app = create_app(pool, limits=Limits(max_steps), max_sessions=max_sessions, idle_timeout_s=session_timeout)
-    serve(BearerTokenMiddleware(app, token) if token else app, host, port, f"{len(pool.ids)} tasks")
+    guarded = HostGuardMiddleware(app, security_settings(host, allow_hosts))
+    serve(BearerTokenMiddleware(guarded, token) if token else guarded, host, port, f"{len(pool.ids)} tasks")
 
 
 def _websockets_available() -> bool:

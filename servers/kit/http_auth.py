@@ -138,3 +138,48 @@ class BearerTokenMiddleware:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+def _allowed(value: str, patterns: list[str]) -> bool:
+    value = value.strip().lower()
+    for pattern in patterns:
+        pattern = pattern.lower()
+        if (pattern.endswith(":*") and value.startswith(pattern[:-1])) or value == pattern:
+            return True
+    return False
+
+
+class HostGuardMiddleware:
+    """ASGI middleware against DNS rebinding for a server outside the MCP SDK (the OpenEnv door): a request whose
+    Host header is not one of :func:`security_settings`' hosts gets 421, one whose Origin (when sent) is not one of
+    its origins 403; a WebSocket handshake either way is closed (1008)."""
+
+    def __init__(self, app: ASGIApp, settings: TransportSecuritySettings) -> None:
+        self.app = app
+        self.settings = settings
+
+    def _problem(self, scope: Scope) -> tuple[int, str] | None:
+        if not self.settings.enable_dns_rebinding_protection:
+            return None
+        headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        host = headers.get(b"host", "")
+        if not _allowed(host, list(self.settings.allowed_hosts)):
+            return 421, f"Host {host[:100]!r} is not this server's; use its address or start it with --allow-host"
+        origin = headers.get(b"origin")
+        if origin is not None and not _allowed(origin, list(self.settings.allowed_origins)):
+            return 403, f"Origin {origin[:100]!r} may not call this server"
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        problem = self._problem(scope) if scope["type"] in ("http", "websocket") else None
+        if problem is None:
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        status, message = problem
+        body = json.dumps({"error": "forbidden", "error_description": message}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})

@@ -265,3 +265,17 @@ def test_the_serve_command_refuses_a_host_beyond_loopback_without_a_token(tmp_pa
         main, ["openenv", "serve", "--tasks", str(EXAMPLES), "--host", "0.0.0.0"], env={"COWORKENV_TOKEN": ""}
     )
     assert result.exit_code == 1 and "needs a bearer token" in result.output
+
+
+def test_a_foreign_host_or_origin_is_refused_as_by_serve_against_dns_rebinding() -> None:
+    from coworkenv.servers.kit.http_auth import HostGuardMiddleware, security_settings
+
+    guarded = HostGuardMiddleware(create_app(POOL), security_settings("127.0.0.1"))
+    with TestClient(guarded, base_url="http://127.0.0.1:8000") as ours:
+        assert ours.get("/health").status_code == 200
+        assert ours.get("/health", headers={"Origin": "http://localhost:8000"}).status_code == 200
+        assert ours.get("/health", headers={"Host": "evil.example"}).status_code == 421
+        assert ours.get("/health", headers={"Origin": "http://evil.example"}).status_code == 403
+    allowed = HostGuardMiddleware(create_app(POOL), security_settings("127.0.0.1", ["envs.internal"]))
+    with TestClient(allowed, base_url="http://envs.internal:8000") as theirs:
+        assert theirs.get("/health").status_code == 200
