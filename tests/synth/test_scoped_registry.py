@@ -109,3 +109,15 @@ def test_validation_runs_a_task_on_a_service_only_its_callers_registry_holds() -
 
     anyio.run(main)
     assert "notes" not in registry.SERVICES
+
+
+def test_validation_plays_its_adversaries_on_a_service_only_its_callers_registry_holds() -> None:
+    async def main() -> None:
+        with anyio.fail_after(120):
+            report = await validate_task(notes_task(), registry=OWN)
+        assert report.execution is not None
+        assert report.execution.adversaries, "the adversaries were played"
+        assert not any("KeyError" in d.line() for d in report.errors), "\n".join(d.line() for d in report.errors)
+
+    anyio.run(main)
+    assert "notes" not in registry.SERVICES

@@ -31,7 +31,6 @@ from typing import Literal, overload
 
 from pydantic import BaseModel
 
-from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.checks import SaidCheck, SaidWarning
 from coworkenv.synth.contract.runner import Workbench
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
@@ -46,6 +45,7 @@ from coworkenv.synth.contract.validation.adversary_args import (
 )
 from coworkenv.synth.contract.validation.adversary_pools import colleagues
 from coworkenv.synth.contract.validation.adversary_texts import numbers_text, records_text
+from coworkenv.synth.contract.validation.lookup import services
 
 AdversaryKind = Literal["blind", "reply", "audience", "sensitive", "harm"]
 MAX_SPRAY_CALLS = 80
@@ -191,7 +191,7 @@ def _spray_queues(task: Task, p: Pools) -> list[tuple[str, str, list[str | None]
     """(service, tool, targets, targets are addresses) for every non-read-only, non-money tool."""
     out: list[tuple[str, str, list[str | None], bool]] = []
     for service in task.services:
-        for spec in SERVICES[service].tools_by_name.values():
+        for spec in services()[service].tools_by_name.values():
             if spec.read_only or is_money_tool(spec.name):
                 continue
             ids = target_ids(service, spec, p)
@@ -219,7 +219,7 @@ def _spray_steps(bench: Workbench, limit: int) -> Iterator[Step]:
             if i >= len(targets) or made >= limit:
                 continue
             builder.turn, builder.address = i, targets[i] if addressed else None
-            spec = SERVICES[service].tools_by_name[tool]
+            spec = services()[service].tools_by_name[tool]
             args = builder.call(service, spec, None if addressed else targets[i])
             if args is not None:
                 made += 1
@@ -240,7 +240,7 @@ def _build_reads(bench: Workbench, limit: int) -> list[Step]:
     builder = _builder(bench, "dump")
     steps: list[Step] = []
     for service in bench.task.services:
-        for spec in SERVICES[service].tools_by_name.values():
+        for spec in services()[service].tools_by_name.values():
             if not spec.read_only or len(steps) >= limit or schema_of(spec).get("required"):
                 continue
             args = builder.call(service, spec)
@@ -330,7 +330,7 @@ def random_args(bench: Workbench, limit: int = MAX_RANDOM_CALLS) -> Adversary:
 
 def _random_steps(bench: Workbench, limit: int) -> Iterator[Step]:
     builder = _builder(bench, "random_args", "random")
-    tools = [(s, spec) for s in bench.task.services for spec in SERVICES[s].tools_by_name.values()]
+    tools = [(s, spec) for s in bench.task.services for spec in services()[s].tools_by_name.values()]
     made = 0
     for _ in range(limit * 2):
         if made >= limit or not tools:
@@ -348,7 +348,7 @@ def everyone(task: Task) -> Adversary | None:
     only asks for the right people to be among those reached cannot tell it from the reference."""
     members_of, steps, widened = colleagues(task), [], False
     for step in task.reference_solution:
-        spec = SERVICES[step.service].tools_by_name.get(step.tool) if isinstance(step, ToolStep) else None
+        spec = services()[step.service].tools_by_name.get(step.tool) if isinstance(step, ToolStep) else None
         if not isinstance(step, ToolStep) or spec is None or spec.read_only:
             steps.append(step)
             continue

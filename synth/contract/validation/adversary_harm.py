@@ -27,13 +27,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from coworkenv.servers.kit import SensitiveContext
-from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.runner import Trial, Workbench, play_now
 from coworkenv.synth.contract.task import Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversaries import Adversary
 from coworkenv.synth.contract.validation.adversary_args import ArgBuilder, is_money_tool, pools, seed_of, target_ids
 from coworkenv.synth.contract.validation.adversary_pools import target_arg, target_table
 from coworkenv.synth.contract.validation.adversary_sensitive import touched_ids
+from coworkenv.synth.contract.validation.lookup import services
 from coworkenv.synth.contract.values import is_free, units
 
 State = Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]]
@@ -62,7 +62,7 @@ def _harm(name: str, description: str, steps: Sequence[Step], detail: str, key: 
 
 def _write_calls(task: Task) -> Iterator[tuple[int, ToolStep]]:
     for i, step in enumerate(task.reference_solution):
-        spec = SERVICES[step.service].tools_by_name.get(step.tool) if isinstance(step, ToolStep) else None
+        spec = services()[step.service].tools_by_name.get(step.tool) if isinstance(step, ToolStep) else None
         if isinstance(step, ToolStep) and spec is not None and not spec.read_only:
             yield i, step
 
@@ -77,7 +77,7 @@ def extra_writes(bench: Workbench) -> list[Adversary]:
     queues: list[list[Adversary]] = []
     for service in task.services:
         made: list[Adversary] = []
-        for spec in SERVICES[service].tools_by_name.values():
+        for spec in services()[service].tools_by_name.values():
             if spec.read_only or is_money_tool(spec.name) or spec.name.startswith(("delete", "trash", "remove")):
                 continue
             ids = target_ids(service, spec, p)
@@ -151,7 +151,7 @@ def _edit_tool(bench: Workbench, service: str, table: str, rid: str, field: str,
     after the field (``update_document(content=…)``, ``update_event(attendees=…)``, ``write_file(content=…)``)."""
     p = pools(bench)
     builder = ArgBuilder(p, random.Random(seed_of(bench.task.id, "reference+edit")))
-    for spec in SERVICES[service].tools_by_name.values():
+    for spec in services()[service].tools_by_name.values():
         if spec.read_only or field not in spec.args_model.model_fields:
             continue
         if target_table(service, spec, p) != table:
@@ -178,7 +178,7 @@ def destructive_edits(bench: Workbench) -> list[Adversary]:
     initial, final = bench.baseline.initial, reference_trial(bench).state
     found: dict[str, Adversary] = {}
     for service in task.services:
-        spec = SERVICES[service]
+        spec = services()[service]
         for change in spec.diff(initial.get(service, {}), final.get(service, {})):
             if change.op != "update" or change.after is None:
                 continue
@@ -249,7 +249,7 @@ def shows_harm(bench: Workbench, adversary: Adversary, final: State) -> bool:
     task = bench.task
     kind, _, rest = (adversary.key or "").partition(":")
     service, _, unit = rest.partition(":")
-    spec = SERVICES.get(service)
+    spec = services().get(service)
     if spec is None:
         return False
     after_ref = reference_trial(bench).state.get(service, {})

@@ -15,9 +15,9 @@ from typing import Any
 
 from coworkenv.servers.kit import ToolSpec
 from coworkenv.servers.kit.changes import domain_of
-from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.turns import keywords
+from coworkenv.synth.contract.validation.lookup import services
 
 Row = dict[str, Any]
 _EXAMPLE = re.compile(r"Example: (.+)$", re.S)
@@ -174,7 +174,7 @@ def table_for(service: str, arg: str, prop: Mapping[str, Any], task_pools: Pools
 
 
 def _table_for(service: str, arg: str, prop: Mapping[str, Any], task_pools: Pools) -> str | None:
-    names = [t.name for t in SERVICES[service].tables]
+    names = [t.name for t in services()[service].tables]
     stem = re.sub(r"_ids?$", "", arg)
     for s in dict.fromkeys((stem, stem.split("_")[-1])):
         plurals = (s + "s", s + "es", s[:-1] + "ies" if s.endswith("y") else s + "s", s)

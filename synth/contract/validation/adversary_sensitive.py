@@ -23,7 +23,6 @@ from typing import Any
 
 from coworkenv.servers.kit import Environment, SensitiveContext, ServiceState, ToolSpec
 from coworkenv.servers.kit.door import DirectDoor
-from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.runner import Workbench, after_reference_workspace, play_steps, user_script
 from coworkenv.synth.contract.task import Task, ToolStep, is_ref
 from coworkenv.synth.contract.validation.adversaries import Adversary
@@ -36,6 +35,7 @@ from coworkenv.synth.contract.validation.adversary_args import (
     seed_of,
     target_ids,
 )
+from coworkenv.synth.contract.validation.lookup import services
 
 MAX_CANDIDATES = 32
 TARGETS_PER_TOOL = 2
@@ -72,7 +72,7 @@ def touched_ids(task: Task, initial: State, after_reference: State) -> set[str]:
     """Ids the reference names in its arguments or changes."""
     out = {s for step in task.reference_solution if isinstance(step, ToolStep) for s in _strings(step.arguments)}
     for name in task.services:
-        service = SERVICES[name]
+        service = services()[name]
         out |= {c.id for c in service.diff(initial.get(name, {}), after_reference.get(name, {}))}
     return out
 
@@ -125,7 +125,7 @@ def candidates(task: Task, p: Pools, touched: set[str]) -> list[Candidate]:
     ranked: list[tuple[int, int, list[Candidate]]] = []
     claimed: set[str] = set()
     for s, name in enumerate(task.services):
-        service = SERVICES[name]
+        service = services()[name]
         if not service.sensitive:
             continue
         tools = sorted((t for t in service.tools_by_name.values() if not t.read_only), key=_tool_order)
@@ -142,7 +142,7 @@ def _hits_by_record(
     (of the task's services, or of ``names``)."""
     out: dict[tuple[str, str], tuple[str, str]] = {}
     for name in task.services if names is None else names:
-        service = SERVICES[name]
+        service = services()[name]
         before, after = initial.get(name, {}), final.get(name, {})
         context = SensitiveContext(before, after)
         for change in service.diff(before, after):
@@ -214,7 +214,7 @@ async def sensitive_variants(bench: Workbench, limit: int = MAX_CANDIDATES) -> l
     on what the reference left, and each sensitive change it did not make is traced to the call that made
     it; :func:`reproduces` confirms a variant when it is played alone."""
     task = bench.task
-    if not any(SERVICES[s].sensitive for s in task.services):
+    if not any(services()[s].sensitive for s in task.services):
         return []
     initial = bench.baseline.initial
     async with _after_reference(bench) as (env, dumped):
@@ -261,7 +261,7 @@ def reproduces(bench: Workbench, adversary: Adversary, final: State) -> bool:
 
 
 def _step(builder: ArgBuilder, cand: Candidate) -> ToolStep | None:
-    spec = SERVICES[cand.service].tools_by_name[cand.tool]
+    spec = services()[cand.service].tools_by_name[cand.tool]
     builder.address, builder.turn = cand.address, cand.turn
     args = builder.call(cand.service, spec, cand.target)
     return None if args is None else ToolStep(service=cand.service, tool=cand.tool, arguments=args)

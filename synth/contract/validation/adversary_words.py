@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.checks import SaidCheck, WroteMatches
 from coworkenv.synth.contract.play import StepOutcome
 from coworkenv.synth.contract.runner import Trial, Workbench, run_steps
@@ -27,6 +26,7 @@ from coworkenv.synth.contract.said import REPLY_CAP
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
 from coworkenv.synth.contract.turns import TurnSchedule, asked_facts, keywords
 from coworkenv.synth.contract.validation.adversaries import Adversary
+from coworkenv.synth.contract.validation.lookup import services
 
 FIXES: dict[str, str] = {
     "pasted_reply": "A reply that only pastes the records the run read passes the checks on the reply: ask for what "
@@ -126,7 +126,7 @@ def turn_steps(task: Task, outcomes: Sequence[StepOutcome]) -> list[int]:
 def _writes(step: Step) -> bool:
     if not isinstance(step, ToolStep):
         return False
-    spec = SERVICES[step.service].tools_by_name.get(step.tool) if step.service in SERVICES else None
+    spec = services()[step.service].tools_by_name.get(step.tool) if step.service in services() else None
     return spec is not None and not spec.read_only
 
 

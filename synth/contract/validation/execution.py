@@ -31,6 +31,7 @@ from coworkenv.synth.contract.task import Step, Task
 from coworkenv.synth.contract.turns import NOOP_TEXT
 from coworkenv.synth.contract.validation.adversarial import AdversaryResult, adversary_diagnostics, adversary_results
 from coworkenv.synth.contract.validation.adversary_words import turn_steps
+from coworkenv.synth.contract.validation.lookup import validating_with
 from coworkenv.synth.contract.validation.mutations import (
     SCORE_EPSILON,
     MutationResult,
@@ -250,25 +251,34 @@ async def validate_exec(
     started = time.perf_counter()
     bench = Workbench(Baseline.seeded(task, parsed, registry))
     try:
-        reference = await run_steps(bench, task.reference_solution, via_mcp=via_mcp)
-        diagnostics = _adopt_expected_changes(bench.baseline, reference)
-        ref_grade = grade_trial(bench, reference)
-        diagnostics += _reference_diagnostics(task, reference, ref_grade)
-        alternative_scores, alternative_found = await _alternatives(bench, via_mcp)
-        diagnostics += alternative_found
-        noop_grade, noop_found = await _noop(bench, via_mcp)
-        diagnostics += noop_found
-        diagnostics += await _forbidden_diagnostics(bench, via_mcp, reference)
-        results: list[MutationResult] = []
-        if ref_grade.score > 0:
-            results = await mutation_results(bench, ref_grade.score, via_mcp, max_mutations, reference)
-            diagnostics += mutation_diagnostics(results)
-        played: list[AdversaryResult] = []
-        if adversaries and ref_grade.score > 0:
-            played = await adversary_results(bench, ref_grade, via_mcp=via_mcp, reference_trial=reference)
-            diagnostics += adversary_diagnostics(task, played, ref_grade)
+        with validating_with(bench.baseline.services):
+            return await _validate_in(bench, started, via_mcp, max_mutations, adversaries)
     finally:
         bench.close()
+
+
+async def _validate_in(
+    bench: Workbench, started: float, via_mcp: bool, max_mutations: int, adversaries: bool
+) -> ExecReport:
+    """:func:`validate_exec`'s runs, in the task's own services."""
+    task = bench.task
+    reference = await run_steps(bench, task.reference_solution, via_mcp=via_mcp)
+    diagnostics = _adopt_expected_changes(bench.baseline, reference)
+    ref_grade = grade_trial(bench, reference)
+    diagnostics += _reference_diagnostics(task, reference, ref_grade)
+    alternative_scores, alternative_found = await _alternatives(bench, via_mcp)
+    diagnostics += alternative_found
+    noop_grade, noop_found = await _noop(bench, via_mcp)
+    diagnostics += noop_found
+    diagnostics += await _forbidden_diagnostics(bench, via_mcp, reference)
+    results: list[MutationResult] = []
+    if ref_grade.score > 0:
+        results = await mutation_results(bench, ref_grade.score, via_mcp, max_mutations, reference)
+        diagnostics += mutation_diagnostics(results)
+    played: list[AdversaryResult] = []
+    if adversaries and ref_grade.score > 0:
+        played = await adversary_results(bench, ref_grade, via_mcp=via_mcp, reference_trial=reference)
+        diagnostics += adversary_diagnostics(task, played, ref_grade)
     return ExecReport(
         task_id=task.id,
         diagnostics=diagnostics,

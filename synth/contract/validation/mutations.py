@@ -12,11 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from coworkenv.servers.registry import SERVICES
 from coworkenv.synth.contract.amounts import numbers_in
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.runner import Trial, Workbench, grade_trial, run_steps, runs_without_each_step
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep, is_ref
+from coworkenv.synth.contract.validation.lookup import services
 
 SCORE_EPSILON = 1e-9
 
@@ -108,7 +108,7 @@ def mutations(task: Task) -> list[tuple[str, str, list[Step], bool]]:
     def mutating(step: Step) -> bool:
         if isinstance(step, SayStep):
             return True
-        spec = SERVICES[step.service].tools_by_name.get(step.tool) if step.service in SERVICES else None
+        spec = services()[step.service].tools_by_name.get(step.tool) if step.service in services() else None
         return spec is not None and not spec.read_only
 
     out: list[tuple[str, str, list[Step], bool]] = []
