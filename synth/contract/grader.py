@@ -23,10 +23,11 @@ from coworkenv.synth.contract.copied import visible
 from coworkenv.synth.contract.evaluate import AuditInput, Context, State, audit_dicts, evaluate
 from coworkenv.synth.contract.facts import GradeMemo
 from coworkenv.synth.contract.flow import flow_facts, flow_findings
-from coworkenv.synth.contract.guard import FieldChange, UnexplainedChange, undone_changes, unexplained_changes
+from coworkenv.synth.contract.guard import FieldChange, UnexplainedChange, unexplained_changes
 from coworkenv.synth.contract.oversized import oversized_writes, penalty_of
 from coworkenv.synth.contract.said import REPLY_CAP, hedge_in
 from coworkenv.synth.contract.task import Task
+from coworkenv.synth.contract.undone import undone_changes
 from coworkenv.synth.contract.user_edits import undone_user_edits
 from coworkenv.synth.contract.warned import blanket_warnings
 

@@ -25,7 +25,6 @@ from coworkenv.synth.contract.checks import ToolCalled
 from coworkenv.synth.contract.diagnostics import Diagnostic, json_path
 from coworkenv.synth.contract.evaluate import call_hits
 from coworkenv.synth.contract.grader import PASS_THRESHOLD, Grade
-from coworkenv.synth.contract.guard import lasting_harm
 from coworkenv.synth.contract.runner import (
     Row,
     Trial,
@@ -37,6 +36,7 @@ from coworkenv.synth.contract.runner import (
     workspace,
 )
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
+from coworkenv.synth.contract.undone import lasting_harm
 from coworkenv.synth.contract.validation.adversaries import (
     FIXES,
     SENSITIVE_FIX,
@@ -116,7 +116,7 @@ def doomed_by(baseline: Baseline, row: Mapping[str, Any], written: Sequence[tupl
     """Why a run whose agent just made the call of this audit row can only score 0 from now on ("" when it
     can still score): a forbidden call pattern matched it (the audit log only grows), or its writes (``written``:
     each record it wrote as it is now) made a sensitive change that lasts in the grade
-    (:func:`~coworkenv.synth.contract.guard.lasting_harm`)."""
+    (:func:`~coworkenv.synth.contract.undone.lasting_harm`)."""
     task = baseline.task
     for f in task.forbidden_actions:
         if isinstance(f.match, ToolCalled) and call_hits(f.match, [row]):
