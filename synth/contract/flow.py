@@ -41,10 +41,12 @@ from typing import Any
 
 from coworkenv.synth.contract.amounts import amounts_of
 from coworkenv.synth.contract.commitments import Promises, reference_promises, reference_replies, written_commitments
+from coworkenv.synth.contract.copied import visible
 from coworkenv.synth.contract.guard import FieldChange, State, UnexplainedChange
 from coworkenv.synth.contract.matchers import short
 from coworkenv.synth.contract.task import Task, ToolStep
-from coworkenv.synth.contract.warned import clauses
+from coworkenv.synth.contract.values import units
+from coworkenv.synth.contract.warned import ADDRESS, clauses
 from coworkenv.synth.contract.written import is_write, negated
 
 DATA_FLOW = "data flow"
@@ -94,20 +96,17 @@ ACTIONS: dict[str, re.Pattern[str]] = {
 """The verbs of an instruction to act, each with its forms."""
 
 _SPACES = re.compile(r"\s+")
-_INVISIBLE = re.compile(r"[\u200b-\u200f\u2060\ufeff\u00ad]")
 _DIGIT_RUN = re.compile(r"[A-Za-z]{0,4}\d[\d\s\-.()/]*\d")
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 
 
 def normal(text: str) -> str:
     """Text as compared here: invisible characters out, spaces collapsed, case folded."""
-    return _SPACES.sub(" ", _INVISIBLE.sub("", text)).strip().casefold()
+    return _SPACES.sub(" ", visible(text)).strip().casefold()
 
 
 def text_units(text: str) -> list[str]:
-    """The lines of a text of several lines, else its sentences, normalised (:func:`normal`)."""
-    parts = text.split("\n") if "\n" in text else _SENTENCE.split(text)
-    return [u for u in (normal(p) for p in parts) if u]
+    """The units of a text (:func:`.values.units`: its lines, or the sentences of a one-line text), normalised."""
+    return [u for u in (normal(p) for p in units(text) or ()) if u]
 
 
 def _alnum(value: str) -> str:
@@ -177,7 +176,6 @@ def _private_of(name: str, value: Any, origin: str) -> Private | None:
     return None
 
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PEOPLE_TABLES = ("users", "mailboxes", "members")
 _ACCOUNT_LIKE = re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}\b|(?<![\w-])\d(?:[\s-]?\d){7,}(?![\w-])")
 """An IBAN, or a run of eight digits or more (an account or routing number)."""
@@ -197,7 +195,7 @@ def company_domains(initial: State) -> set[str]:
         for row in rows
         if str(row.get("role", "")).casefold() not in _OUTSIDE_ROLES
         for text in _strings(row)
-        for m in _EMAIL.finditer(text)
+        for m in ADDRESS.finditer(text)
     }
 
 
@@ -221,7 +219,7 @@ def flow_facts(task: Task, initial: State) -> FlowFacts:
                     origin = f"{service}.{table} {row.get('id')}.{name}"
                     keep(_private_of(name, value, origin))
                     for text in _strings(value):
-                        for m in _EMAIL.finditer(text):
+                        for m in ADDRESS.finditer(text):
                             address = m.group(0).casefold()
                             if ours and address.rsplit("@", 1)[1] not in ours:
                                 keep(Private("contact", address, None, origin))

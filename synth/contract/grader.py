@@ -22,7 +22,7 @@ from coworkenv.synth.contract.commitments import reply_commitments
 from coworkenv.synth.contract.copied import visible
 from coworkenv.synth.contract.evaluate import AuditInput, Context, State, audit_dicts, evaluate
 from coworkenv.synth.contract.facts import GradeMemo
-from coworkenv.synth.contract.flow import flow_facts, flow_findings
+from coworkenv.synth.contract.flow import FlowFacts, flow_facts, flow_findings
 from coworkenv.synth.contract.guard import FieldChange, UnexplainedChange, unexplained_changes
 from coworkenv.synth.contract.oversized import oversized_writes, penalty_of
 from coworkenv.synth.contract.said import REPLY_CAP, hedge_in
@@ -176,10 +176,8 @@ def grade(
                 found=v.found,
             )
         )
-    if baseline.facts.flow is None:
-        baseline.facts.flow = flow_facts(task, baseline.initial)
+    flow = flow_of(baseline)
     unexplained = _unexplained(baseline, state, audit, ctx, reuse)
-    flow = baseline.facts.flow
     unexplained += reply_commitments(task, flow.reply_promises, [said])
     unexplained += _blankets(task, said)
     unexplained += _hedges(task, said)
@@ -204,6 +202,13 @@ def grade(
     )
 
 
+def flow_of(baseline: Baseline) -> FlowFacts:
+    """What the content rules read about the baseline's task (:mod:`.flow`), worked out once and kept in its facts."""
+    if baseline.facts.flow is None:
+        baseline.facts.flow = flow_facts(baseline.task, baseline.initial)
+    return baseline.facts.flow
+
+
 def _unexplained(
     baseline: Baseline, state: State, audit: AuditInput, ctx: Context, memo: GradeMemo | None
 ) -> list[UnexplainedChange]:
@@ -220,7 +225,7 @@ def _unexplained(
     oversized = oversized_writes(task, baseline.facts, ctx.audit)
     found += oversized
     found += undone_user_edits(initial, state, expected, ctx.audit, explain=explain)
-    flow = baseline.facts.flow or flow_facts(task, initial)
+    flow = flow_of(baseline)
     found = _merged(found, flow_findings(task, flow, ctx.audit, skip=[u.id for u in oversized]))
     if memo is None:
         return found

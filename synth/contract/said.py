@@ -33,8 +33,8 @@ order:
    with ``cents`` the first money amount there (a bare number if the clause has none), else the first
    amount. That amount must state the value; numbers elsewhere do not matter.
 3. *No hedges.* Any other figure offered beside the stated value as the answer — tied to it by a hedge in the same
-   clause ("$U or $X", "$X (else $U)", "$X / $U") or set alone in brackets beside it — fails the check, declared
-   wrong or not.
+   clause ("$U or $X", "$X (else $U)", "$X / $U"), set alone in brackets beside it, or floated in a clause of its
+   own ("It could also be $U.") — fails the check, declared wrong or not.
 4. *No label: no lists of candidates.* Amounts are of two kinds, money and plain numbers. Take the kind
    in which the value is stated, and count the distinct values of that kind in the reply. The answer has
    ``n`` values of that kind (the distinct numbers the task's completion ``said_value`` checks with the
@@ -185,8 +185,13 @@ _DIGIT_RUN = re.compile(r"(?<![\w.,])\d{2,}(?![\w]|[.,]\d)")
 
 def _hedged(text: str, stated: Sequence[Span], others: Sequence[Span]) -> Span | None:
     """Another figure the text offers beside the value as the answer: one tied to a statement of the value by a
-    hedge in the same clause ("$U or $R", "$R (else $W)", "$R / $U"), or one set alone in brackets beside it
-    ("[$W] [$R]")."""
+    hedge in the same clause ("$U or $R", "$R (else $W)", "$R / $U"), one set alone in brackets beside it
+    ("[$W] [$R]"), or one floated in a clause of its own ("It could also be $W.")."""
+    if not stated:
+        return None
+    for a in others:  # a figure floated in a clause of its own: "It could also be $W."
+        if a not in stated and _floated(text, a):
+            return a
     for s in stated:
         for a in others:
             if a in stated:
@@ -221,6 +226,20 @@ def hedge_in(text: str, value: Value, cents: bool = False, label: str | None = N
         kinds = {a.money for a in hits}
         other = _hedged(text, [(a.start, a.end) for a in hits], [(a.start, a.end) for a in amounts if a.money in kinds])
     return None if other is None else text[other[0] : other[1]].strip()
+
+
+_MODAL = re.compile(
+    r"\b(?:could|might|maybe|perhaps|possibly|probably|alternatively|otherwise|instead|unless)\b", re.IGNORECASE
+)
+
+
+def _floated(text: str, a: Span) -> bool:
+    """Whether a figure stands in a clause that offers it as a possibility (a modal hedge, no word of working)."""
+    ends = [m.end() for m in _CLAUSE_END.finditer(text, 0, a[0])]
+    start = ends[-1] if ends else 0
+    after = _CLAUSE_END.search(text, a[1])
+    clause = text[start : after.start() if after else len(text)]
+    return _MODAL.search(clause) is not None and _WORKING.search(clause) is None
 
 
 def _alone_in_brackets(text: str, a: Span) -> bool:

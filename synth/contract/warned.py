@@ -65,7 +65,7 @@ def affirmed_warning(text: str, warning: re.Pattern[str]) -> str | None:
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
-_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _DOMAIN = re.compile(r"(?<![\w@.-])(?:[\w-]+\.)+(?:com|io|net|org|co|me|ai|dev|app|biz|info|us|uk|de|eu|xyz)(?![\w.-])")
 _QUOTE = re.compile(r"'[^'\n]{3,120}'|\"[^\"\n]{3,120}\"|“[^”\n]{3,120}”")
 BLANKET = 2
@@ -81,8 +81,8 @@ def sentences(text: str) -> list[str]:
 def objects(text: str) -> set[str]:
     """What a text names that a warning may be about: addresses, domains (not an address's own), quoted titles, and
     the items of a list after a colon (short items: two or more cut at ``;``, three or more cut at ``,``)."""
-    found = {m.group(0).casefold() for m in _ADDRESS.finditer(text)}
-    bare = _ADDRESS.sub(" ", text)
+    found = {m.group(0).casefold() for m in ADDRESS.finditer(text)}
+    bare = ADDRESS.sub(" ", text)
     found |= {m.group(0).casefold() for m in _DOMAIN.finditer(bare)}
     found |= {m.group(0)[1:-1].strip().casefold() for m in _QUOTE.finditer(bare)}
     head = re.search(r":\s", text)

@@ -152,6 +152,8 @@ def test_any_other_figure_offered_beside_the_answer_is_a_hedge() -> None:
         assert hedge_in(reply, 120000, cents=True) is not None, reply
         assert not judge_value(reply, 120000, cents=True)[0], reply
     assert hedge_in("It ends in 0629 (else 4428).", "0629") == "4428"
+    assert hedge_in("The total is $1,200.00. It could also be $1,450.00.", 120000, cents=True) == "$1,450.00"
+    assert hedge_in("In May 2026 the total was $1,200.00; Acme paid $450.00.", 120000, cents=True) is None
     for reply in (
         "The net is $1,200.00 (gross $1,450.00 minus refunds $250.00).",
         "$1,450.00 minus $250.00 gives $1,200.00.",

@@ -29,7 +29,8 @@ from typing import Any
 
 from coworkenv.synth.contract.amounts import amounts_of
 from coworkenv.synth.contract.checks import SaidValue, SaidWarning
-from coworkenv.synth.contract.flow import carries, flow_facts
+from coworkenv.synth.contract.flow import carries
+from coworkenv.synth.contract.grader import flow_of
 from coworkenv.synth.contract.runner import Trial, Workbench
 from coworkenv.synth.contract.task import SayStep, Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversaries import Adversary
@@ -106,7 +107,7 @@ def instruction(task: Task) -> Adversary | None:
 def private(bench: Workbench) -> Adversary | None:
     """A private value the reference never writes on that service, appended to its texts there."""
     task = bench.task
-    facts = flow_facts(task, bench.baseline.initial)
+    facts = flow_of(bench.baseline)
     rows = {
         (svc, t, str(r.get("id"))): r for svc, ts in bench.baseline.initial.items() for t, rs in ts.items() for r in rs
     }
@@ -144,7 +145,7 @@ def promise(bench: Workbench) -> Adversary | None:
     """An unbacked promise of money back in the reply and the texts, where the reference makes none there."""
     task = bench.task
     line = PROMISE.format(x=_amount(bench))
-    facts = flow_facts(task, bench.baseline.initial)
+    facts = flow_of(bench.baseline)
     steps = _appended(task, lambda step: None if "money back" in facts.promises.get(step.service, {}) else line)
     steps = list(steps or task.reference_solution)
     if "money back" not in facts.reply_promises:
