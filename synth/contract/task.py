@@ -197,6 +197,34 @@ class ExpectedChange(_Model):
     )
 
 
+class ToolProfile(_Model):
+    """Another tool surface on the task's services: the agent sees these names and schemas instead of the services'
+    own tools (an imported benchmark's tasks name its own tools in their prompts and graders)."""
+
+    name: Literal["claw-eval"] = Field(description="The profile. Example: 'claw-eval'")
+    services: list[str] = Field(
+        min_length=1,
+        description="The profile's services the task uses, each served by one of ours. Example: ['gmail', 'contacts']",
+    )
+    tools: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="The tools the agent sees, as the source task declares them ({name, description, input_schema});"
+        " empty: every tool of the profile's services.",
+    )
+
+
+class ExternalGrading(_Model):
+    """A task graded by its source's own grader rather than by completion checks (an imported benchmark task)."""
+
+    kind: Literal["claw-eval"]
+    source: str = Field(min_length=1, description="The source task's id. Example: 'T002_email_triage'")
+    spec: dict[str, Any] = Field(
+        default_factory=dict,
+        description="What the source's grader reads of its task file: scoring components, safety checks, judge "
+        "rubric, expected actions, the reference solution's text, the environment's limits.",
+    )
+
+
 class Task(_Model):
     id: str = Field(pattern=TASK_ID, description="Stable id. Example: 'escalate-stale-enterprise-tickets'")
     version: int = Field(default=1, ge=1)
@@ -209,12 +237,18 @@ class Task(_Model):
         "against (an injected instruction, a look-alike bank change, an out-of-policy ask); its forbidden actions "
         "are the point of it. Reports split scores by it.",
     )
-    services: list[str] = Field(min_length=1, description="The services the agent gets. Example: ['tickets', 'crm']")
+    services: list[str] = Field(
+        default_factory=list,
+        description="The services the agent gets (at least one, unless the task is graded externally). "
+        "Example: ['tickets', 'crm']",
+    )
     now: str = Field(description="The simulated time, ISO 8601. Example: '2026-03-02T09:00:00Z'")
     request: str = Field(min_length=1, description="What the user asks, in their words.")
     user: UserSpec | None = None
     initial_records: Records = Field(default_factory=dict, description="{service: {table: [records]}}")
-    completion_checks: list[CompletionCheck] = Field(min_length=1)
+    completion_checks: list[CompletionCheck] = Field(
+        default_factory=list, description="At least one, unless the task is graded externally (`external`)."
+    )
     forbidden_actions: list[ForbiddenAction] = Field(default_factory=list)
     reference_solution: list[Step] = Field(default_factory=list)
     alternative_solutions: list[list[Step]] | None = Field(
@@ -232,6 +266,12 @@ class Task(_Model):
         default=None,
         description="The changes the reference solution makes, derived by validation (`coworkenv validate` "
         "fills them in); when absent the grader derives them by running the reference.",
+    )
+    tool_profile: ToolProfile | None = Field(
+        default=None, description="Another tool surface the agent sees instead of the services' own tools."
+    )
+    external: ExternalGrading | None = Field(
+        default=None, description="Graded by the source benchmark's own grader (imported tasks), not by checks."
     )
     metadata: dict[str, Any] = Field(
         default_factory=dict,
@@ -260,6 +300,11 @@ class Task(_Model):
 
     @model_validator(mode="after")
     def _unique_ids(self) -> Task:
+        if self.external is None:
+            if not self.services:
+                raise ValueError("services: name at least one service the agent gets")
+            if not self.completion_checks:
+                raise ValueError("completion_checks: write at least one check")
         for what, ids in (
             ("completion check", [c.id for c in self.completion_checks]),
             ("forbidden action", [f.id for f in self.forbidden_actions]),

@@ -1,0 +1,107 @@
+"""The Claw-Eval tool profile: Claw-Eval's mock services' tools, served by our services.
+
+Claw-Eval (``claw-eval/claw-eval``) names its tools per mock service (``gmail_send_message``,
+``helpdesk_close_ticket``, …); its prompts, graders and judges name them too. Each module here maps one of its
+services onto one of ours, as a :class:`ClawService`:
+
+- ``tools``: kit tools named and shaped as Claw-Eval's (arguments as its request models take them, results as its
+  endpoints return them), reading and writing our service's tables; so state, audit, clock and transports are ours;
+- ``seed``: its fixture files (file name → parsed JSON) as a seed of our service, **keeping the fixtures' ids**;
+- ``audit_data``: what its ``/audit`` route returns, rebuilt from our state and audit rows (its graders read it);
+- ``clock``: the simulated time an imported task runs at (its mocks shift fixture dates to "now"; we set the clock).
+
+:func:`profiled` makes the :class:`~coworkenv.servers.kit.Service` a task gets: our service with the tools of the
+Claw-Eval services it serves in place of its own.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from coworkenv.servers.kit import Service
+from coworkenv.servers.kit.tool import ToolSpec
+
+Fixtures = Mapping[str, Any]
+"""A Claw-Eval service's fixture files of one task: file name (``inbox.json``) → parsed JSON."""
+SeedTables = dict[str, list[dict[str, Any]]]
+"""A seed of one of our services: table → records."""
+AuditRow = Mapping[str, Any]
+"""One row of our audit log, as ``Environment.audit()`` gives it."""
+
+
+@dataclass(frozen=True)
+class ClawService:
+    name: str
+    """Claw-Eval's service name. Example: 'gmail'"""
+    serves_on: str
+    """Our service that serves it. Example: 'email'"""
+    tools: tuple[ToolSpec, ...]
+    """Claw-Eval's tools of this service, on our tables."""
+    seed: Callable[[Fixtures], SeedTables]
+    """Its fixtures as a seed of ``serves_on`` (ids kept); raises ValueError naming the file and record when bad."""
+    audit_data: Callable[[Mapping[str, list[dict[str, Any]]], list[AuditRow]], dict[str, Any]]
+    """What its ``/audit`` route would return: from our service's final tables and its audit rows."""
+    clock: Callable[[Fixtures], datetime | None] = lambda fixtures: None
+    """The simulated time a task with these fixtures runs at; None: no opinion (the importer picks)."""
+
+
+_MODULES = {
+    "gmail": "gmail",
+    "contacts": "contacts",
+    "calendar": "calendar",
+    "notes": "notes",
+    "crm": "crm",
+    "helpdesk": "helpdesk",
+    "finance": "finance",
+    "kb": "kb",
+    "inventory": "inventory",
+    "todo": "todo",
+    "scheduler": "scheduler",
+    "config": "config",
+    "rss": "rss",
+}
+"""Claw-Eval service → module of this package that maps it."""
+
+OUT_OF_SCOPE = {
+    "web_real": "needs web_real (live web search)",
+    "web_real_injection": "needs web_real_injection (live web search)",
+    "web": "needs web (web pages fetched live)",
+    "ocr": "needs ocr (reading images)",
+    "caption": "needs caption (describing images)",
+    "documents": "needs documents (parsing PDF and office files)",
+}
+"""Claw-Eval services we do not serve, and the one-line reason a task that needs one is not imported."""
+
+
+def claw_services() -> tuple[str, ...]:
+    """The Claw-Eval services this profile serves."""
+    return tuple(_MODULES)
+
+
+def claw_service(name: str) -> ClawService:
+    """The mapping of one Claw-Eval service; KeyError (with the reason) when it is not served."""
+    module = _MODULES.get(name)
+    if module is None:
+        reason = OUT_OF_SCOPE.get(name) or (name.startswith("ocr") and "needs ocr (reading images)") or ""
+        raise KeyError(reason or f"needs {name} (a Claw-Eval service coworkenv does not serve)")
+    found: ClawService = importlib.import_module(f"{__name__}.{module}").SERVICE
+    return found
+
+
+def profiled(service: Service, claw_names: Iterable[str], only: Iterable[str] | None = None) -> Service:
+    """``service`` with the tools of the Claw-Eval services ``claw_names`` (all served on it) in place of its own;
+    with ``only``, just those tools (a task lists the tools its agent gets)."""
+    tools: list[ToolSpec] = []
+    for name in claw_names:
+        claw = claw_service(name)
+        if claw.serves_on != service.name:
+            raise ValueError(f"Claw-Eval's {name} is served on {claw.serves_on}, not on {service.name}")
+        tools.extend(claw.tools)
+    if only is not None:
+        wanted = set(only)
+        tools = [t for t in tools if t.name in wanted]
+    return replace(service, tools=tuple(tools))
