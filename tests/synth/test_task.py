@@ -184,6 +184,8 @@ def test_the_json_schema_describes_every_top_level_field() -> None:
         "alternative_solutions",
         "allowed_changes",
         "expected_changes",
+        "tool_profile",
+        "external",
         "metadata",
     }
     assert set(schema["properties"]) == expected
