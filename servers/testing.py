@@ -46,37 +46,30 @@ import anyio
 from coworkenv.servers.kit import Environment, SeedError, Service, ServiceState
 from coworkenv.servers.kit.audit import to_json
 from coworkenv.servers.kit.door import DirectDoor, open_mcp_door
+from coworkenv.servers.testing_calls import TRICKY, enum_values, filler, random_call
 
 NOW = "2026-03-05T09:00:00Z"
 Seed = Mapping[str, Sequence[Mapping[str, Any]]]
 SeedSource = Seed | str | Path
+__all__ = [
+    "CHECKS",
+    "NOW",
+    "TRICKY",
+    "Seed",
+    "SeedSource",
+    "check_bounds",
+    "check_described",
+    "check_doors",
+    "check_fuzz",
+    "check_outcomes",
+    "check_seeds",
+    "check_service",
+    "check_stdio",
+    "enum_values",
+    "load_example",
+]
 CHECKS = ("described", "bounds", "seeds", "outcomes", "doors", "fuzz", "stdio")
 """The kinds of check :func:`check_service` runs, in order."""
-TRICKY: tuple[Any, ...] = (
-    "'",
-    "%",
-    "_",
-    '"',
-    ";",
-    "'; DROP TABLE x; --",
-    "Ünïcødé ✓",
-    "",
-    " ",
-    "\x00",
-    "a" * 500,
-    "2026-03-01T00:00:00Z",
-    -1,
-    0,
-    2**63,
-    -(2**63) - 1,
-    1.5,
-    float("nan"),
-    True,
-    None,
-    [],
-    {},
-)
-"""Values the fuzz check throws at every argument, beside the seed's ids and the schema's own enum values."""
 
 
 def load_example(seed: SeedSource) -> dict[str, list[dict[str, Any]]]:
@@ -242,32 +235,9 @@ def check_outcomes(service: Service, seed: SeedSource, *, now: str = NOW) -> Non
             schema = spec.input_schema()
             ids = [a for a in schema.get("required", []) if a.endswith("_id")]
             if ids:
-                args = {a: _filler(schema["properties"][a], schema) for a in schema.get("required", [])}
+                args = {a: filler(schema["properties"][a], schema) for a in schema.get("required", [])}
                 args[ids[0]] = "zz_missing_0"
                 call(spec.name, args, {"error", "invalid_arguments"})
-
-
-def _filler(prop: Mapping[str, Any], root: Mapping[str, Any]) -> Any:
-    """A plausible value for a required argument: its example, first enum value, or a value of its type."""
-    prop = _resolved(prop, root)
-    for key in ("default", "const"):
-        if key in prop:
-            return prop[key]
-    if prop.get("enum"):
-        return prop["enum"][0]
-    for branch in prop.get("anyOf", []):
-        if _resolved(branch, root).get("type") != "null":
-            return _filler(branch, root)
-    kind = prop.get("type")
-    return {"integer": 1, "number": 1, "boolean": False, "array": [], "object": {}}.get(str(kind), "x")
-
-
-def _resolved(prop: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
-    ref = prop.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        target: Mapping[str, Any] = root.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {})
-        return target
-    return prop
 
 
 # ---------------------------------------------------------------------------------------------- doors
@@ -303,7 +273,7 @@ def check_fuzz(service: Service, seed: SeedSource, *, now: str = NOW, calls: int
     ids = sorted({str(v) for rows in example.values() for r in rows for k, v in r.items() if k.endswith("id") and v})
     made = 0
     while made < calls:
-        batch = [_random_call(service, draw, ids) for _ in range(min(draw.randint(1, 8), calls - made))]
+        batch = [random_call(service, draw, ids) for _ in range(min(draw.randint(1, 8), calls - made))]
         made += len(batch)
         with _env(service, example, now) as env:
             state = env.state(service.name)
@@ -322,57 +292,6 @@ def check_fuzz(service: Service, seed: SeedSource, *, now: str = NOW, calls: int
                 assert not changed or result.outcome == "ok", f"{where} failed and changed state"
             integrity = state.conn.execute("PRAGMA integrity_check").fetchone()[0]
             assert integrity == "ok", f"{service.name}: the database is not sound after {batch!r}: {integrity}"
-
-
-def _random_call(service: Service, draw: random.Random, ids: Sequence[str]) -> tuple[str, dict[str, Any]]:
-    spec = draw.choice(service.tools)
-    schema = spec.input_schema()
-    props = list(schema.get("properties", {}))
-    enums = enum_values(schema)
-
-    def scalar() -> Any:
-        pick = draw.randrange(5)
-        if pick == 0 and ids:
-            return draw.choice(ids)
-        if pick == 1 and enums:
-            return draw.choice(enums)
-        if pick == 2:
-            return "".join(draw.choice("ab_-@. 0é✓'") for _ in range(draw.randint(0, 12)))
-        if pick == 3:
-            return draw.randint(-(2**40), 2**40)
-        return draw.choice(TRICKY)
-
-    def value() -> Any:
-        shape = draw.randrange(6)
-        if shape == 0:
-            return [scalar() for _ in range(draw.randint(0, 3))]
-        if shape == 1:
-            return {draw.choice(["a", "id", "x"]): scalar() for _ in range(draw.randint(0, 2))}
-        return scalar()
-
-    args: dict[str, Any] = {}
-    for _ in range(draw.randint(0, len(props) + 1)):
-        key = draw.choice(props) if props and draw.random() < 0.9 else draw.choice(["unexpected", "", "id"])
-        args[key] = value()
-    if draw.random() < 0.5:  # often a call that is nearly right: every required argument present
-        for name in schema.get("required", []):
-            args.setdefault(name, draw.choice(ids) if name.endswith("_id") and ids else scalar())
-    return spec.name, args
-
-
-def enum_values(schema: Any) -> list[Any]:
-    """Every ``enum`` and ``const`` value a JSON schema names, anywhere in it (what random arguments draw from)."""
-    found: list[Any] = []
-    if isinstance(schema, dict):
-        found += schema.get("enum", [])
-        if "const" in schema:
-            found.append(schema["const"])
-        for value in schema.values():
-            found += enum_values(value)
-    elif isinstance(schema, list):
-        for item in schema:
-            found += enum_values(item)
-    return found
 
 
 # ---------------------------------------------------------------------------------------------- stdio
