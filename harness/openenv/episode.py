@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from coworkenv.harness.agents.base import InfrastructureError, LimitReached
 from coworkenv.harness.baselines import BaselineCache
 from coworkenv.harness.openenv import protocol
@@ -230,7 +232,7 @@ class Episode:
                 return await self._reply(arguments)
             return await self._call(name, arguments)
         except LimitReached as exc:
-            return self._finish(name, f"the episode reached its limit ({exc.reason}) and was graded as it stands")
+            return await self._finish(name, f"the episode reached its limit ({exc.reason}) and was graded as it stands")
         except InfrastructureError as exc:
             return _refused(name, str(exc))
 
@@ -262,18 +264,24 @@ class Episode:
         assert self._session is not None
         answer = await self._session.say(text)
         if answer is None:
-            return self._finish(REPLY, "The user has nothing more to add: the conversation is over and was graded.")
+            return await self._finish(
+                REPLY, "The user has nothing more to add: the conversation is over and was graded."
+            )
         observation = protocol.tool_result(REPLY, answer)
         observation["user_message"] = answer
         return protocol.result(observation)
 
-    def _finish(self, name: str, text: str) -> dict[str, Any]:
-        """End the episode: grade it, free its workspace; the step's reward is the score."""
+    async def _finish(self, name: str, text: str) -> dict[str, Any]:
+        """End the episode: grade it, free its workspace; the step's reward is the score.
+
+        The state and audit log are read on the event loop (the databases live there); the grading itself runs in a
+        worker thread, so the steps of other sessions are answered meanwhile instead of after it."""
         session, env, baseline = self._session, self._env, self._baseline
         assert session is not None and env is not None and baseline is not None
-        result = grade(baseline, env.dump(), env.audit(), session.said)
+        state, audit, said = env.dump(), env.audit(), list(session.said)
         self.done = True
         self.close()
+        result = await anyio.to_thread.run_sync(lambda: grade(baseline, state, audit, said))
         observation = protocol.tool_result(name, text)
         observation["user_message"] = None
         observation["metadata"] = {"episode_id": self.episode_id, "grade": result.model_dump(mode="json")}

@@ -20,10 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import time
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -35,74 +32,18 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from coworkenv.harness.openenv import protocol
 from coworkenv.harness.openenv.episode import Episode, Limits, ResetError, TaskPool
+from coworkenv.harness.openenv.sessions import (
+    IDLE_TIMEOUT_S,
+    MAX_SESSIONS,
+    CapacityError,
+    Session,
+    SessionTable,
+    reaper,
+    rss_kib,
+    run_locked,
+)
 
 log = logging.getLogger(__name__)
-MAX_SESSIONS = 1024
-IDLE_TIMEOUT_S = 600.0
-
-
-class CapacityError(RuntimeError):
-    def __init__(self, active: int, limit: int) -> None:
-        super().__init__(f"the server holds its maximum of {limit} sessions ({active} open); close one or retry later")
-        self.active, self.limit = active, limit
-
-
-@dataclass
-class Session:
-    id: str
-    episode: Episode
-    lock: anyio.Lock = field(default_factory=anyio.Lock)
-    last_active: float = field(default_factory=time.monotonic)
-    attached: bool = False
-    """A WebSocket holds it (never reaped; closed when that socket closes if asked to close meanwhile)."""
-    closing: bool = False
-
-
-class SessionTable:
-    """The open sessions, each with its own episode."""
-
-    def __init__(self, pool: TaskPool, limits: Limits, max_sessions: int, idle_timeout_s: float) -> None:
-        self.pool, self.limits = pool, limits
-        self.max_sessions, self.idle_timeout_s = max_sessions, idle_timeout_s
-        self.open: dict[str, Session] = {}
-        self.opened = self.closed = 0
-
-    def create(self) -> Session:
-        if len(self.open) >= self.max_sessions:
-            raise CapacityError(len(self.open), self.max_sessions)
-        session = Session(uuid.uuid4().hex, Episode(self.pool, self.limits))
-        self.open[session.id] = session
-        self.opened += 1
-        return session
-
-    def close(self, session_id: str) -> bool:
-        session = self.open.pop(session_id, None)
-        if session is None:
-            return False
-        session.episode.close()
-        self.closed += 1
-        return True
-
-    def reap(self) -> int:
-        """Close the sessions no socket holds that were idle past the timeout; how many."""
-        cutoff = time.monotonic() - self.idle_timeout_s
-        stale = [s.id for s in self.open.values() if not s.attached and s.last_active < cutoff]
-        for session_id in stale:
-            self.close(session_id)
-        return len(stale)
-
-    def close_all(self) -> None:
-        for session_id in list(self.open):
-            self.close(session_id)
-
-
-async def _run(session: Session, work: Callable[[Episode], Awaitable[Any]]) -> Any:
-    async with session.lock:
-        session.last_active = time.monotonic()
-        try:
-            return await work(session.episode)
-        finally:
-            session.last_active = time.monotonic()
 
 
 # ---------------------------------------------------------------------------------------------- JSON-RPC
@@ -168,7 +109,7 @@ async def rpc(table: SessionTable, message: Any, bound: Session | None = None) -
         if session is None:
             wire = await Episode(table.pool, table.limits).step(action)
         else:
-            wire = await _run(session, lambda episode: episode.step(action))
+            wire = await run_locked(session, lambda episode: episode.step(action))
     except protocol.ActionError as exc:
         return _rpc_error(protocol.INVALID_PARAMS, str(exc), request_id)
     return _rpc_ok(_flat(wire), request_id)
@@ -195,14 +136,14 @@ async def _answer(table: SessionTable, session: Session, frame: dict[str, Any]) 
         if not isinstance(data, dict):
             return protocol.error_frame("reset data is an object of reset arguments", protocol.VALIDATION_ERROR)
         try:
-            return {"type": "observation", "data": await _run(session, lambda e: e.reset(data))}
+            return {"type": "observation", "data": await run_locked(session, lambda e: e.reset(data))}
         except ResetError as exc:
             return protocol.error_frame(str(exc), protocol.VALIDATION_ERROR)
     if kind == "step":
         if "data" not in frame:
             return protocol.error_frame("a step frame carries its action as data", protocol.VALIDATION_ERROR)
         try:
-            return {"type": "observation", "data": await _run(session, lambda e: e.step(frame["data"]))}
+            return {"type": "observation", "data": await run_locked(session, lambda e: e.step(frame["data"]))}
         except protocol.ActionError as exc:
             return protocol.error_frame(str(exc), protocol.VALIDATION_ERROR)
     if kind == "state":
@@ -383,7 +324,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with anyio.create_task_group() as group:
-            group.start_soon(_reaper, table)
+            group.start_soon(reaper, table)
             try:
                 yield
             finally:
@@ -407,19 +348,3 @@ def create_app(
     )
     app.state.sessions = table
     return app
-
-
-def rss_kib() -> int | None:
-    """This process's resident memory (Linux), for watching sessions come and go."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            return next((int(line.split()[1]) for line in status if line.startswith("VmRSS:")), None)
-    except OSError:
-        return None
-
-
-async def _reaper(table: SessionTable) -> None:
-    interval = max(1.0, min(60.0, table.idle_timeout_s / 4))
-    while True:
-        await anyio.sleep(interval)
-        table.reap()
