@@ -43,7 +43,7 @@ class TaskDoc:
     data: Any
 
 
-NOT_TASKS = {"synthesis_report.json", "run.json", "curation.json"}
+NOT_TASKS = {"synthesis_report.json", "run.json", "curation.json", "import_report.json"}
 """Files that live beside tasks in a folder but are not tasks."""
 
 
