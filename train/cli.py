@@ -19,6 +19,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "coworkenv.synth.cli_synth:COMMANDS": ("plan", "synth"),
     "coworkenv.harness.cli:COMMANDS": ("run", "summary", "curate", "export", "report", "export-tasks"),
     "coworkenv.harness.openenv.cli:COMMANDS": ("openenv",),
+    "coworkenv.harness.claw_eval.import_cli:COMMANDS": ("import",),
     "coworkenv.train.commands:COMMANDS": ("train",),
     "coworkenv.train.pipeline:pipeline_cmd": ("pipeline",),
 }
