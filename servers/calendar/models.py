@@ -166,6 +166,9 @@ class Event(Record):
     created_at: Timestamp
     updated_at: Timestamp | None = None
     sequence: int = Field(default=0, ge=0, description="Bumped each time the event is changed")
+    custom_fields: dict[str, Any] = Field(
+        default={}, description="Other attributes as the source system keeps them. Example: {'recurring': True}"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Event:

@@ -7,7 +7,7 @@ Money is always an integer number of cents (USD): an opportunity's ``amount`` an
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, Field
 
@@ -61,6 +61,10 @@ class Account(Record):
     owner_id: str | None = Field(default=None, description="The account manager: a user id.")
     annual_revenue: Cents | None = Field(default=None, description="The company's annual revenue in cents (USD).")
     phone: str | None = None
+    custom_fields: dict[str, Any] = Field(
+        default={},
+        description="Other attributes as the source system keeps them. Example: {'contact_person': 'Li Hua'}",
+    )
     created_at: Timestamp
     updated_at: Timestamp
 
@@ -71,6 +75,9 @@ class Contact(Record):
     email: str | None = None
     title: str = ""
     phone: str | None = None
+    custom_fields: dict[str, Any] = Field(
+        default={}, description="Other attributes as the source system keeps them. Example: {'department': 'Sales'}"
+    )
     created_at: Timestamp
     updated_at: Timestamp
 

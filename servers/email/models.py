@@ -72,6 +72,10 @@ class Message(Record):
     label_ids: list[str] = Field(default=[], description="System label names and user label ids, e.g. ['INBOX']")
     attachments: list[Attachment] = []
     date: Timestamp = Field(description="When it was sent or received; for a draft, when it was last saved")
+    custom_fields: dict[str, Any] = Field(
+        default={},
+        description="Other attributes as the source system keeps them. Example: {'labels': ['inbox', 'important']}",
+    )
 
     @model_validator(mode="after")
     def _defaults(self) -> Message:
