@@ -2,6 +2,9 @@
 
 ``call_now`` validates the arguments, runs the tool inside a transaction, and writes the audit row in that same
 transaction, for every outcome. :class:`~coworkenv.servers.kit.state.ServiceState` is a ``Dispatcher``.
+
+A dispatcher may carry a fault switch (``faults``, :mod:`coworkenv.servers.kit.tool_faults`): then some of the
+agent's calls are answered 429 or 500 without running (audited as injected) or wait before running.
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from types import EllipsisType
 from typing import Any
 
+import anyio
 from pydantic import BaseModel, ValidationError
 
 from coworkenv.servers.kit import audit
@@ -24,6 +29,7 @@ from coworkenv.servers.kit.errors import ServiceError
 from coworkenv.servers.kit.service import Service
 from coworkenv.servers.kit.store import TableStore
 from coworkenv.servers.kit.tool import ToolSpec
+from coworkenv.servers.kit.tool_faults import INJECTED, Fault, FaultSwitch
 
 log = logging.getLogger("coworkenv.servers")
 
@@ -49,6 +55,8 @@ class Dispatcher(ABC):
     """Whether the call running now is a savepoint inside a mark's transaction (see :data:`_BEGIN`)."""
     journal: list[audit.Written]
     """The writes of the call running now, noted by the table stores (its audit row's ``changes``)."""
+    faults: FaultSwitch | None = None
+    """Injected tool faults (:mod:`.tool_faults`) on the agent's calls; None: none."""
 
     @abstractmethod
     def new_id(self, table: str) -> str:
@@ -57,19 +65,40 @@ class Dispatcher(ABC):
     async def call(
         self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent", member: str | None = None
     ) -> ToolResult:
-        """Run one tool call and audit it, whatever its outcome. Never raises for a bad call."""
-        return self.call_now(name, arguments, actor, member)
+        """Run one tool call and audit it, whatever its outcome. Never raises for a bad call. A slow fault
+        (:attr:`faults`) waits here, before the call runs."""
+        fault = self._draw(name, actor, member)
+        if fault is not None and fault.delay_s > 0:
+            await anyio.sleep(fault.delay_s)
+        return self.call_now(name, arguments, actor, member, fault=fault)
+
+    def _draw(self, name: str, actor: str, member: str | None) -> Fault | None:
+        """The fault of this call, if the switch is on and it is the agent's own call of a tool of the service."""
+        if self.faults is None or actor != "agent" or member is not None or not isinstance(name, str):
+            return None
+        return self.faults.draw() if name in self.service.tools_by_name else None
 
     def call_now(
-        self, name: str, arguments: Mapping[str, Any] | None, actor: str = "agent", member: str | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        actor: str = "agent",
+        member: str | None = None,
+        *,
+        fault: Fault | EllipsisType | None = ...,
     ) -> ToolResult:
-        """The same call, for synchronous callers. Tool bodies never suspend, so a call is atomic.
+        """The same call, for synchronous callers (a slow fault does not wait here). Tool bodies never suspend, so
+        a call is atomic.
 
         ``member`` (privileged, Python API only) runs the call as another workspace member of a service that has
         members (docs, chat); the audit row's actor then reads ``actor:member``.
 
         Arguments no tool could take (text that is not valid Unicode, nesting past :data:`MAX_DEPTH`) are an
-        ``invalid_arguments`` answer like any other bad input: audited, with a safe copy of what was sent."""
+        ``invalid_arguments`` answer like any other bad input: audited, with a safe copy of what was sent.
+
+        ``fault``: the injected fault drawn for this call already (:meth:`call`); left out, it is drawn here."""
+        if fault is ...:
+            fault = self._draw(name, actor, member)
         started = time.perf_counter()
         raw: Any = {} if arguments is None else arguments
         problem = argument_problem(raw)
@@ -87,9 +116,13 @@ class Dispatcher(ABC):
         # inside a mark (:meth:`ServiceState.mark`, an open transaction) the call is a savepoint of its own in it
         nested = self._nested = conn.in_transaction
         conn.execute(_BEGIN[nested])
+        injected: dict[str, Any] | None = None
         try:
-            if problem is not None:
-                outcome: Outcome = "invalid_arguments"
+            if fault is not None and fault.answers:  # an injected 429/500: nothing runs, the row says so
+                outcome: Outcome = "error"
+                text, injected = fault.text, {INJECTED: fault.kind}
+            elif problem is not None:
+                outcome = "invalid_arguments"
                 text = (
                     f"Invalid arguments for {clip(name, 100)}: {problem}. Check the tool's input schema and call again."
                 )
@@ -108,7 +141,7 @@ class Dispatcher(ABC):
                 text = clip(text, MAX_MESSAGE)
             plain = _plain(raw)
             raw_json = audit.to_json(plain)
-            if outcome in audit.UNTAKEN and len(raw_json) > audit.MAX_RECORDED_ARGUMENTS:
+            if (outcome in audit.UNTAKEN or injected) and len(raw_json) > audit.MAX_RECORDED_ARGUMENTS:
                 plain = raw = typed = audit.capped(raw_json)
                 raw_json = audit.to_json(plain)
             same = typed is raw or same_json(typed, plain)  # mostly: then encoded once
@@ -123,7 +156,7 @@ class Dispatcher(ABC):
                 raw_arguments=None,
                 raw_json=raw_json,
                 outcome=outcome,
-                result=data,
+                result=data if injected is None else injected,
                 result_json=text if outcome == "ok" else None,
                 error=None if outcome == "ok" else text,
                 duration_ms=(time.perf_counter() - started) * 1000,

@@ -58,10 +58,11 @@ class ServiceServer(MCPServer[Any]):
         return list(self._listing)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
-        return self._answer(name, arguments)
+        return await self._answer(name, arguments)
 
-    def _answer(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
-        result = self.state.call_now(name, arguments, self.actor)
+    async def _answer(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
+        """The dispatcher's answer (its async path: a slow injected fault waits without blocking the loop)."""
+        result = await self.state.call(name, arguments, self.actor)
         return CallToolResult(
             content=[TextContent(type="text", text=result.text)],
             structured_content=result.data,
@@ -74,7 +75,7 @@ class ServiceServer(MCPServer[Any]):
         take it. Same errors as the SDK's handler. Should the SDK stop routing calls through this method, its
         own handler calls :meth:`call_tool` and nothing changes but the speed."""
         try:
-            return self._answer(params.name, params.arguments or {})
+            return await self._answer(params.name, params.arguments or {})
         except MCPError:
             raise
         except Exception as exc:  # the dispatcher answers tool failures itself: this is a kit bug
