@@ -46,7 +46,8 @@ def read_task_yaml(folder: Path) -> dict[str, Any]:
     try:
         data = read_document(path, "task")
     except DocumentError as exc:
-        raise Refused(f"malformed task.yaml: {exc}", "malformed task.yaml") from exc
+        detail = str(exc).replace(f"task file {path} is ", "").replace(f"task file {path} ", "")
+        raise Refused(f"malformed task.yaml: {detail}", "malformed task.yaml") from exc
     if not isinstance(data, dict):
         raise Refused(f"malformed task.yaml: a mapping expected, got {type(data).__name__}", "malformed task.yaml")
     return data
@@ -68,7 +69,9 @@ def mapping(data: Mapping[str, Any], key: str) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise Refused(f"malformed task.yaml: {key} must be a mapping, got {type(value).__name__}", "malformed task.yaml")
+        raise Refused(
+            f"malformed task.yaml: {key} must be a mapping, got {type(value).__name__}", "malformed task.yaml"
+        )
     return value
 
 
@@ -88,9 +91,11 @@ def _fixture_paths(checkout: Path, folder: Path, service: Mapping[str, Any]) -> 
     JSON files), relative to the checkout root as Claw-Eval starts its mocks there; without such an entry, the
     JSON files of the task's own ``fixtures/<service>/`` folder (a mock's default fixtures are that task's)."""
     env = service.get("env") or {}
-    named = [str(v) for k, v in env.items() if str(k).upper().endswith(("_FIXTURES", "_FIXTURE"))] if isinstance(
-        env, dict
-    ) else []
+    named = (
+        [str(v) for k, v in env.items() if str(k).upper().endswith(("_FIXTURES", "_FIXTURE"))]
+        if isinstance(env, dict)
+        else []
+    )
     if not named:
         own = folder / "fixtures" / str(service["name"])
         return sorted(own.glob("*.json")) if own.is_dir() else []
@@ -106,12 +111,13 @@ def read_fixtures(checkout: Path, folder: Path, service: Mapping[str, Any]) -> d
     name = str(service["name"])
     out: dict[str, Any] = {}
     for path in _fixture_paths(checkout, folder, service):
+        shown = path.relative_to(checkout) if path.is_relative_to(checkout) else path
         if not path.is_file():
-            raise Refused(f"fixture file {path} of {name} is missing", f"missing fixtures of {name}")
+            raise Refused(f"fixture file {shown} of {name} is missing", f"missing fixtures of {name}")
         try:
             out[path.name] = read_document(path, "fixture")
         except DocumentError as exc:
-            raise Refused(str(exc), f"unreadable fixtures of {name}") from exc
+            raise Refused(str(exc).replace(str(path), str(shown)), f"unreadable fixtures of {name}") from exc
     return out
 
 

@@ -27,7 +27,13 @@ DEFAULT_NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 """The simulated time of a task whose services set no clock and whose fixtures hold no date (a conversation-only
 task, say): 2026-03-02T09:00:00Z, the time of Claw-Eval's own fixtures (late February 2026) plus a few days."""
 
-_DIFFICULTY: dict[str, Difficulty] = {"easy": "easy", "simple": "easy", "medium": "medium", "hard": "hard", "expert": "hard"}
+_DIFFICULTY: dict[str, Difficulty] = {
+    "easy": "easy",
+    "simple": "easy",
+    "medium": "medium",
+    "hard": "hard",
+    "expert": "hard",
+}
 _TAG_CAPABILITY = {"multi_service": "cross-service", "user_agent": "multi-turn clarification"}
 _MEDIA = {
     **dict.fromkeys((".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".svg", ".tif", ".tiff"), "image"),
