@@ -77,7 +77,9 @@ def _check_tools(tools: list[dict[str, Any]], claws: list[ClawService]) -> None:
 
 def _check_media(data: Mapping[str, Any], prompt: Mapping[str, Any]) -> None:
     for attachment in listed(prompt, "attachments"):
-        kind = _MEDIA.get(PurePosixPath(str(attachment)).suffix.lower(), "file")
+        kind = _MEDIA.get(PurePosixPath(str(attachment)).suffix.lower())
+        if kind is None:
+            raise Refused(f"{_SANDBOX_GROUP}: the prompt attaches {attachment}", _SANDBOX_GROUP)
         raise Refused(
             f"needs media: the prompt attaches {attachment} ({kind})",
             f"needs media ({kind} attached to the prompt)",

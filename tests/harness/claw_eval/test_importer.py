@@ -284,6 +284,7 @@ def test_media_and_sandbox_tasks_are_refused_saying_what_they_need(tmp_path: Pat
     _write(root, "T100_decoder", _task("T100_decoder", sandbox_files=["fixtures/decoder.py"]))
     _write(root, "M003_page", _task("M003_page", env_snapshot_commands=["python shot.py"]))
     _write(root, "T070_shell", _task("T070_shell", tools=[_tool_decl("Bash")]))
+    _write(root, "T091_blog", _task("T091_blog", prompt={"text": "Humanize it.", "attachments": ["fixtures/blog.txt"]}))
     report = import_claw_eval(root, tmp_path / "out")
     entries = _entries(tmp_path / "out")
     assert entries["M001_video"]["reason"] == "needs media: fixtures/clip.mp4 (video) in the sandbox"
@@ -291,7 +292,10 @@ def test_media_and_sandbox_tasks_are_refused_saying_what_they_need(tmp_path: Pat
     assert entries["T100_decoder"]["reason"].startswith("needs a sandbox")
     assert entries["M003_page"]["reason"].startswith("needs a sandbox")
     assert entries["T070_shell"]["reason"] == "needs Bash (a sandbox shell)"
-    assert "2 needs a sandbox (the agent works on files in its own container)" in report.summary()
+    assert entries["T091_blog"]["reason"] == (
+        "needs a sandbox (the agent works on files in its own container): the prompt attaches fixtures/blog.txt"
+    )
+    assert "3 needs a sandbox (the agent works on files in its own container)" in report.summary()
 
 
 def test_importing_again_into_the_same_folder_gives_the_same_files_and_leaves_the_users_files(
