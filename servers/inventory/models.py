@@ -59,6 +59,7 @@ class PurchaseOrder(Record):
     expected_at: Timestamp | None = Field(default=None, description="When delivery is due (order + lead time).")
     received_quantity: int | None = Field(default=None, ge=0, description="Units that arrived, once received.")
     cancel_reason: str | None = None
+    custom_fields: CustomFields = {}
     created_at: Timestamp
     received_at: Timestamp | None = None
     cancelled_at: Timestamp | None = None
