@@ -45,9 +45,20 @@ async def _screen(incoming: Any, server_in: MemoryObjectSendStream[SessionMessag
                 await server_in.send(item)
 
 
+_streams: tuple[Any, Any] | None = None
+
+
+def use_streams(stdin: Any, stdout: Any) -> None:
+    """Serve stdio on these text streams (anyio files) instead of the process's stdin and stdout: the quick
+    start-up (:mod:`coworkenv.servers.quick`) hands its own pipe and its filtered output to the server it starts."""
+    global _streams
+    _streams = (stdin, stdout)
+
+
 async def serve_stdio(lowlevel: Any) -> None:
     """What the SDK's ``MCPServer.run_stdio_async`` does, with the screen between the reader and the server."""
-    async with stdio_server() as (read_stream, write_stream):
+    stdin, stdout = _streams or (None, None)
+    async with stdio_server(stdin, stdout) as (read_stream, write_stream):
         server_in, server_read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         async with anyio.create_task_group() as tg:
             tg.start_soon(_screen, read_stream, server_in, write_stream)
