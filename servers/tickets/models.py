@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -38,6 +38,11 @@ class Ticket(Record):
     type: TicketType = "question"
     tags: list[str] = []
     escalated: bool = False
+    custom_fields: dict[str, Any] = Field(
+        default={},
+        description="Other attributes as the source system keeps them. Example: {'department': 'IT', 'sla_deadline': "
+        "'2026-03-26T14:15:00+08:00'}",
+    )
     created_at: Timestamp
     updated_at: Timestamp
 
