@@ -166,10 +166,10 @@ def _tool_declarations(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _capabilities(category: str, tags: list[str]) -> list[str]:
-    out = [category.replace("_", " ")] if category else []
-    for tag in tags:
-        label = _TAG_CAPABILITY.get(tag, tag.replace("_", " "))
-        if tag != "general" and label not in out:
+    out: list[str] = []
+    for name in (category, *tags):
+        label = _TAG_CAPABILITY.get(name, name.replace("_", " "))
+        if name and name != "general" and label not in out:
             out.append(label)
     return out
 
