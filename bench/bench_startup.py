@@ -7,6 +7,8 @@ Measured side by side, each the median of ``--runs`` spawns (a fresh database ea
 - ``floor``: a bare ``mcp.server.mcpserver.MCPServer`` with one tool, run over stdio (the SDK's own cost);
 - ``coworkenv serve``: the console script, ``coworkenv serve tickets --db DB --seed servers/examples/tickets.json``;
 - ``python -m coworkenv.servers serve``: the services' own command line, same arguments;
+- ``quick start``: ``python -m coworkenv.servers.quick serve``, same arguments, its answers recorded by one start
+  before the runs (what every start after a service's first one does: :mod:`coworkenv.servers.quick`);
 - and, for the record, the import of ``coworkenv.servers`` alone and of the interpreter alone (``-c pass``).
 
 Each row also gives the child's CPU time (user + system, from ``wait4``), which a busy machine inflates less
@@ -124,7 +126,10 @@ def main() -> None:
         "floor: bare MCPServer, one tool": lambda: [sys.executable, "-c", FLOOR],
         "coworkenv serve": lambda: serve([coworkenv_script()]),
         "python -m coworkenv.servers serve": lambda: serve([sys.executable, "-m", "coworkenv.servers"]),
+        "quick start, answers recorded": lambda: serve([sys.executable, "-m", "coworkenv.servers.quick"]),
     }
+    os.environ["COWORKENV_STDIO_CACHE"] = str(work / "records")  # the quick rows' record, made by one start first
+    spawn_once(servers["quick start, answers recorded"]())
     imports = {
         "python -c pass": [sys.executable, "-c", "pass"],
         "import coworkenv.servers": [sys.executable, "-c", "import coworkenv.servers"],
