@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from coworkenv.servers.kit import Cents, Page, PositiveCents, Record, Table, Timestamp
+from coworkenv.servers.kit import MAX_CENTS, Cents, Page, PositiveCents, Record, Table, Timestamp
 
 
 def _lower(value: Any) -> Any:
@@ -217,6 +217,35 @@ class Dispute(Record):
     created: Timestamp
 
 
+SignedCents = Annotated[int, Field(strict=True, ge=-MAX_CENTS, le=MAX_CENTS)]
+"""An amount in cents that may be below zero (money out of the balance). Example: -1200000"""
+
+
+class BalanceTransaction(Record):
+    """One movement of money on the account's books (Stripe's balance transactions): a payment received, a
+    purchase, a refund, a salary, as the books record it."""
+
+    amount: SignedCents = Field(description="Cents as booked; the sign follows the books. Example: 4500000")
+    currency: Currency = "usd"
+    description: str = ""
+    type: str | None = Field(default=None, description="What moved the money, as the books name it. Example: 'refund'")
+    status: str | None = Field(default=None, description="As the books say. Example: 'completed', 'cancelled'")
+    custom_fields: dict[str, Any] = Field(
+        default={}, description="Other attributes as the books keep them. Example: {'merchant': 'Metro Office'}"
+    )
+    created: Timestamp = Field(description="When it was booked. Example: '2026-03-20T00:00:00Z'")
+
+
+class ExpenseReport(Record):
+    """An expense report submitted to finance: a title, the transactions it claims and the total it states."""
+
+    title: str
+    transactions: list[str] = Field(default=[], description="The balance transactions it claims. Example: ['txn_1']")
+    total_amount: float = Field(description="The total as the submitter stated it, in currency units (not cents).")
+    status: Literal["submitted"] = "submitted"
+    created: Timestamp
+
+
 TABLES = (
     Table("customers", Customer, "cus_", indexes=(("email",), ("created",))),
     Table(
@@ -246,6 +275,8 @@ TABLES = (
         refs=(("vendor", "vendors"), ("bank_account", "bank_accounts")),
     ),
     Table("disputes", Dispute, "dp_", indexes=(("charge",), ("status",)), refs=(("charge", "charges"),)),
+    Table("balance_transactions", BalanceTransaction, "txn_", indexes=(("created",),)),
+    Table("expense_reports", ExpenseReport, "er_"),
 )
 
 
