@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from coworkenv.harness.metrics import summarize
+from coworkenv.harness.metrics import CLAW_COLUMNS, claw_notes, claw_row, summarize
 from coworkenv.harness.report.data import Packed, Run
 from coworkenv.harness.report.js import SCRIPT
 
@@ -75,6 +75,25 @@ def summary_table(runs: Sequence[Run]) -> str:
     return f'<div class="wide"><table class="summary">{"".join(rows)}</table></div><p class="muted">{note}</p>'
 
 
+def claw_section(runs: Sequence[Run]) -> str:
+    """Claw-Eval's figures of the runs of imported Claw-Eval tasks, one row per agent, and what was left out;
+    "" when no run has any."""
+    _, sums = summaries(runs)
+    found = [(run, s["claw_eval"]) for run, s in zip(runs, sums, strict=True) if s.get("claw_eval")]
+    if not found:
+        return ""
+    head = "".join(f'<th class="n">{escape(c.replace("_", " "))}</th>' for c in CLAW_COLUMNS)
+    rows = [f"<tr><th>agent</th><th class=n>k</th>{head}</tr>"]
+    notes: list[str] = []
+    for run, fig in found:
+        cells = "".join(f'<td class="n">{_fmt(v)}</td>' for v in claw_row(fig))
+        rows.append(f'<tr><td class="g">{escape(run.label)}</td><td class="n">{fig["k"]}</td>{cells}</tr>')
+        lines = claw_notes(fig)
+        notes.append(f"<p><b>{escape(run.label)}</b></p><pre>{escape(chr(10).join(lines))}</pre>")
+    table = f'<div class="wide"><table class="summary">{"".join(rows)}</table></div>'
+    return f"<h3>Claw-Eval (imported tasks, graded by their own graders)</h3>{table}{''.join(notes)}"
+
+
 def overview_table(runs: Sequence[Run]) -> str:
     """Per agent: trials, statuses, why trials did not pass, tokens, tool calls and time."""
     _, sums = summaries(runs)
@@ -128,7 +147,7 @@ def page(runs: Sequence[Run], packed: Packed, plots: dict[str, str], title: str)
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title><style>{STYLE}</style></head>
 <body><header><h1>{escape(title)}</h1><p>{escape(sub)}</p></header><main>
-<section id="summary"><h2>Summary</h2>{overview_table(runs)}<h3>Score, Pass@k and Pass^k</h3>{summary_table(runs)}</section>
+<section id="summary"><h2>Summary</h2>{overview_table(runs)}<h3>Score, Pass@k and Pass^k</h3>{summary_table(runs)}{claw_section(runs)}</section>
 <section id="plots"><h2>Plots</h2><div class="plots">{plots_section(plots)}</div></section>
 {BROWSER}</main>
 {"".join(data)}

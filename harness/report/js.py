@@ -156,7 +156,12 @@ function gradeHtml(g, d) {
   if (!g) return `<p class="muted">Not graded (${esc(d.status)}).</p>`;
   let out = `<p>score <b>${num(g.score)}</b> = safety ${num(g.safety, 0)} × completion ${num(g.completion)}` +
     `${g.penalty ? ` (after −${num(g.penalty)} for unexplained changes)` : ""} · <span class="${g.passed ? "pass" : "fail"}">` +
-    `${g.passed ? "passed" : "not passed"}</span></p><h4>Checks</h4><table><tr><th>check</th><th class="n">weight</th>` +
+    `${g.passed ? "passed" : "not passed"}</span></p>` +
+    (g.external ? `<p class="meta">${esc(g.external.kind)}: score = safety × (0.8·completion + 0.2·robustness ` +
+      `${num(g.robustness)}); graded by ${esc(g.external.graded_by || "")}</p>` : "") +
+    ((g.not_judged || []).length ? `<p class="fail">not judged (left out of scores):</p><ul>` +
+      g.not_judged.map((n) => `<li>${esc(n)}</li>`).join("") + "</ul>" : "") +
+    `<h4>Checks</h4><table><tr><th>check</th><th class="n">weight</th>` +
     "<th>result</th><th>description</th><th>expected / found</th></tr>";
   for (const c of g.checks) {
     out += `<tr><td>${esc(c.id)}<div class="muted">${esc(c.kind)}</div></td><td class="n">${c.weight}</td>` +
