@@ -129,7 +129,7 @@ def create_task(
     while table.get(f"todo_{number:03d}") is not None:  # the mock counts tasks; an id it would reuse is skipped
         number += 1
     task_id = f"todo_{number:03d}"
-    task = {
+    task: dict[str, Any] = {
         "task_id": task_id,
         "title": title,
         "description": description or "",
