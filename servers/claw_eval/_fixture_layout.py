@@ -165,10 +165,10 @@ class Layout:
         for key in meta(row)["keys"]:
             if key == self.id_key:
                 out[key] = row["id"]
-            elif given is not None and key in given:
-                out[key] = given[key]
             elif key in custom:
                 out[key] = custom[key]
+            elif given is not None and key in given:
+                out[key] = given[key]
             elif key in self.columns:
                 out[key] = self.columns[key].back(row.get(self.columns[key].name))
         return out

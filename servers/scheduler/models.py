@@ -64,6 +64,9 @@ class Run(Record):
     duration_seconds: int | None = Field(default=None, ge=0, description="Example: 342")
     error: str | None = Field(default=None, description="What went wrong. Example: 'disk full on /backup'")
     notes: str = ""
+    custom_fields: dict[str, Any] = Field(
+        default={}, description="Other attributes as the source system keeps them. Example: {'host': 'db-2'}"
+    )
 
 
 TABLES = (
