@@ -247,8 +247,9 @@ def seed(fixtures: Fixtures) -> SeedTables:
     jobs, runs = [], []
     for index, record in enumerate(records):
         where = f"scheduler fixture {name}: record {index}"
-        history = record.get(HISTORY)
-        kept = isinstance(history, list) and all(isinstance(h, dict) for h in history)
+        found = record.get(HISTORY)
+        kept = isinstance(found, list) and all(isinstance(h, dict) for h in found)
+        history: list[dict[str, Any]] = found if kept else []
         try:
             row = layout.row(record, index, skip=(HISTORY,) if kept else ())
         except ValueError as exc:
@@ -257,7 +258,7 @@ def seed(fixtures: Fixtures) -> SeedTables:
             row["custom_fields"]["depends_on"] = row.pop("depends_on")
         row.setdefault("name", row["id"])
         jobs.append(checked(Job, row, f"{where} ({row['id']})"))
-        for at, entry in enumerate(history if kept else []):
+        for at, entry in enumerate(history):
             run = RUNS.row(entry, at, record_id=f"RUN-{row['id']}-{at + 1}", extra={"job_id": row["id"]})
             runs.append(checked(Run, run, f"{where} ({row['id']}) {HISTORY}[{at}]"))
     unique(jobs, f"scheduler fixture {name}")
