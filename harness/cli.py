@@ -23,6 +23,7 @@ from coworkenv.harness.metrics import print_summary, summarize
 from coworkenv.harness.run import RunError, RunOptions, load_task_set, run_tasks
 from coworkenv.harness.tools import STARTUP_TIMEOUT_S, TRANSPORTS
 from coworkenv.harness.trajectory import read_trajectories, trajectory_path
+from coworkenv.servers.kit.tool_faults import ToolFaults, parse_slow
 from coworkenv.synth.contract.taskfile import TaskFileError
 
 
@@ -98,7 +99,17 @@ def _records(rundir: Path) -> list[Any]:
 @click.option("--retry-infra", is_flag=True, help="On resume, also redo trials recorded as infra_error.")
 @click.option("--inject-errors", type=click.FloatRange(0, 1), default=0.0, help="Rate of injected transient errors.")
 @click.option("--inject-latency", type=click.FloatRange(min=0), default=0.0, help="Added latency up to S seconds.")
-@click.option("--seed", type=int, default=None, help="Seed of the error injector.")
+@click.option(
+    "--tool-faults",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    help="Rate of injected tool faults on the agent's calls, as Claw-Eval injects them: 429 or 500 answers "
+    "(nothing runs) or slow calls.",
+)
+@click.option(
+    "--tool-fault-slow", default="2,4", show_default=True, help="MIN,MAX seconds a slow injected tool fault waits."
+)
+@click.option("--seed", type=int, default=None, help="Seed of the error injector and of the tool faults.")
 @click.option("--no-anchors", is_flag=True, help="Do not record state hashes before tool calls.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr.")
 @click.option(
@@ -122,6 +133,8 @@ def run_cmd(
     retry_infra: bool,
     inject_errors: float,
     inject_latency: float,
+    tool_faults: float,
+    tool_fault_slow: str,
     seed: int | None,
     no_anchors: bool,
     progress: bool,
@@ -144,6 +157,10 @@ def run_cmd(
             check_ready()
     except (RunError, TaskFileError, AgentSpecError, ProviderConfigError) as exc:
         raise click.ClickException(scrub(str(exc))) from exc
+    try:
+        slow = parse_slow(tool_fault_slow)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--tool-fault-slow") from exc
     episode = EpisodeConfig(
         transport=transport,  # type: ignore[arg-type]
         max_turns=max_turns,
@@ -151,6 +168,7 @@ def run_cmd(
         wall_time_s=wall_time,
         anchors=not no_anchors,
         startup_timeout_s=startup_timeout,
+        tool_faults=ToolFaults(tool_faults, seed if seed is not None else 0, slow) if tool_faults else None,
     )
     options = RunOptions(
         trials=trials,

@@ -20,18 +20,29 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import anyio
 
 from coworkenv.harness.agents.base import EpisodeAgent, InfrastructureError, LimitReached, ModelAgent
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.session import EpisodeSession
-from coworkenv.harness.tools import STARTUP_TIMEOUT_S, Transport, open_door, resolve_services, system_prompt
+from coworkenv.harness.tools import (
+    STARTUP_TIMEOUT_S,
+    Transport,
+    open_door,
+    spec_limit,
+    system_prompt,
+    task_registry,
+    task_services,
+)
 from coworkenv.harness.trajectory import Trajectory, scrub_error, task_fields
 from coworkenv.harness.user_sim import ScriptedUser, UserSimulator
 from coworkenv.servers.kit import Environment, canonical_json
+from coworkenv.servers.kit.audit import AuditRow
+from coworkenv.servers.kit.tool_faults import ToolFaults, injected_faults, switch_on
 from coworkenv.synth.contract.baseline import Baseline
-from coworkenv.synth.contract.grader import grade
+from coworkenv.synth.contract.grader import Grade, grade
 from coworkenv.synth.contract.task import Task
 
 Agent = ModelAgent | EpisodeAgent
@@ -49,6 +60,9 @@ class EpisodeConfig:
     startup_timeout_s: float = STARTUP_TIMEOUT_S
     """Every MCP session of the task's services must initialize and list its tools within this time, or the
     episode is an ``infra_error`` (retried by runs, never graded): an agent without its tools is not scored."""
+    tool_faults: ToolFaults | None = None
+    """Injected tool faults on the agent's calls (``--tool-faults``): each episode's switch is seeded from these
+    settings' seed, the task and the trial (:meth:`ToolFaults.derived`), on every transport."""
 
 
 def agent_transport(agent: Agent, config: EpisodeConfig) -> Transport:
@@ -57,12 +71,53 @@ def agent_transport(agent: Agent, config: EpisodeConfig) -> Transport:
     return "stdio" if wanted == "stdio" else config.transport
 
 
+def task_baseline(task: Task) -> Baseline:
+    """The baseline of a task (:meth:`Baseline.of`), its services as the task's tool profile serves them. A task
+    graded externally (imported) is graded by its source's grader, not against expected changes: it derives none."""
+    registry = task_registry(task)
+    if task.external is None:
+        return Baseline.of(task, registry=registry)
+    baseline = Baseline.seeded(task, registry=registry)
+    if baseline.expected is None:
+        baseline.expected = []
+    return baseline
+
+
 def _environment(task: Task, transport: Transport, baseline: Baseline, db_dir: Path | None) -> Environment:
     """The episode's environment: a fork of the baseline's pristine one, or for stdio (where each server opens its
     own database file) the task seeded into files."""
     if transport == "stdio":
-        return Environment.create(task.seeds(), now=task.now, db_dir=db_dir)
+        return Environment.create(task.seeds(), now=task.now, db_dir=db_dir, registry=task_registry(task))
     return baseline.fork()
+
+
+def _grade(baseline: Baseline, record: Trajectory, state: dict[str, Any], audit: list[AuditRow]) -> Grade:
+    """The grade of a finished episode: our grader, or for an imported task its source's (through the bridge)."""
+    task = baseline.task
+    if task.external is None:
+        return grade(baseline, state, audit, record.said)
+    try:
+        from coworkenv.harness.claw_eval.grading import grade_claw
+    except ImportError as exc:
+        raise GradingUnavailable(
+            f"task {task.id} is graded by Claw-Eval's grader through coworkenv.harness.claw_eval.grading, which "
+            f"cannot be imported ({exc}); install coworkenv complete, or leave imported tasks out of the run"
+        ) from exc
+    try:
+        graded: Grade = grade_claw(task, record, state, audit)
+    except Exception as exc:  # the source's grader failed (its checkout, its judge): not the agent's doing
+        raise GradingFailed(f"Claw-Eval's grader failed on {task.id}: {type(exc).__name__}: {exc}") from exc
+    return graded
+
+
+class GradingFailed(InfrastructureError):
+    """An imported task's grader failed on a finished episode (retried like any infrastructure failure)."""
+
+
+class GradingUnavailable(InfrastructureError):
+    """An imported task's grader cannot run here: no retry helps (the run stops with this message)."""
+
+    retryable = False
 
 
 @contextmanager
@@ -153,10 +208,13 @@ async def run_episode(
     )
     with episode_folder(transport == "stdio") as db_dir:
         try:
-            services = resolve_services(tuple(task.services))
+            services = task_services(task)
             if baseline is None:
-                baseline = Baseline.of(task)
+                baseline = task_baseline(task)
             env = _environment(task, transport, baseline, db_dir)
+            tool_faults = config.tool_faults.derived(task.id, trial) if config.tool_faults else None
+            if transport != "stdio":
+                switch_on(env.states, tool_faults)
         except Exception as exc:
             record.status, record.error = "infra_error", scrub_error(f"could not build the environment: {exc}")
             record.wall_s = round(time.perf_counter() - t0, 6)
@@ -166,7 +224,10 @@ async def run_episode(
             record.initial_state_hash = pristine_hash if forked and pristine_hash else env.state_hash()
             session: EpisodeSession | None = None
             try:
-                async with open_door(env, services, transport, db_dir, config.startup_timeout_s) as (door, tools):
+                async with open_door(env, services, transport, db_dir, config.startup_timeout_s, tool_faults) as (
+                    door,
+                    tools,
+                ):
                     session = EpisodeSession(
                         task,
                         env,
@@ -175,12 +236,14 @@ async def run_episode(
                         tools=tools,
                         read_only=services.read_only,
                         system_prompt=system_prompt(task, services),
-                        max_turns=config.max_turns,
+                        max_turns=min(
+                            config.max_turns, spec_limit(task, "environment", "max_turns") or config.max_turns
+                        ),
                         max_tool_calls=config.max_tool_calls,
                         anchors=config.anchors,
                         faults=faults,
                         db_dir=db_dir,
-                        mcp_config=services.stdio_config(db_dir) if db_dir else None,
+                        mcp_config=services.stdio_config(db_dir, tool_faults) if db_dir else None,
                         initial_hash=record.initial_state_hash,
                     )
                     await _play(agent, session, config.wall_time_s, record)
@@ -194,8 +257,15 @@ async def run_episode(
             if session is not None:
                 _copy(session, record)
             state = env.dump()
+            audit = env.audit()
+            record.tool_faults = injected_faults(audit)
             if record.status != "infra_error":
-                record.grade = grade(baseline, state, env.audit(), record.said)
+                try:
+                    record.grade = _grade(baseline, record, state, audit)
+                except InfrastructureError as exc:
+                    record.status, record.stop_reason = "infra_error", type(exc).__name__
+                    record.error = scrub_error(str(exc))
+                    record.retryable = bool(getattr(exc, "retryable", True))
             record.final_state_hash = hashlib.sha256(canonical_json(state).encode()).hexdigest()
         finally:
             env.close()

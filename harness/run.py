@@ -27,7 +27,7 @@ from typing import Any
 import anyio
 from anyio.abc import ObjectReceiveStream
 
-from coworkenv.harness.episode import Agent, EpisodeConfig, UserFactory, run_episode
+from coworkenv.harness.episode import Agent, EpisodeConfig, UserFactory, run_episode, task_baseline
 from coworkenv.harness.faults import FaultInjector
 from coworkenv.harness.progress import Progress
 from coworkenv.harness.trajectory import FILENAME, Trajectory, TrajectoryWriter, read_lines
@@ -117,7 +117,7 @@ class _Pristine:
 
     def get(self) -> Baseline:
         if self.baseline is None:
-            self.baseline = Baseline.of(self.task)
+            self.baseline = task_baseline(self.task)
             self.state_hash = self.baseline.pristine.state_hash()
         return self.baseline
 

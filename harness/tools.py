@@ -7,6 +7,12 @@ of the kit's door (:mod:`coworkenv.servers.kit.door`):
 - ``stdio``: the services' databases in files and one ``coworkenv.servers serve`` subprocess per service,
   spoken to over stdio (what Claude Code does; the episode exposes the ``.mcp.json`` config for it).
 
+A task on a tool profile (``task.tool_profile``: an imported Claw-Eval task) gets, for each of its services, the
+profile's tools in place of the service's own, named, described and shaped as the task declares them
+(:mod:`coworkenv.servers.claw_eval.surface`), on every transport: its environments are built from those services
+(:func:`task_registry`) and the stdio servers serve them (``serve --profile ... --declared ...``). The agent still
+sees ``<service>__<tool>`` (Claude Code ``mcp__<service>__<tool>``). A task with no services gets no tools.
+
 Opening a door is the services' readiness check: every MCP session must initialize and list a tool within
 ``startup_timeout_s``, or the door raises :class:`ServicesUnavailable` (an infrastructure error, retried by
 runs, never graded) naming the service. For the stdio transport this starts each server of the
@@ -18,9 +24,9 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,8 +34,10 @@ import anyio
 from mcp import Client, StdioServerParameters
 
 from coworkenv.harness.messages import ToolView, qualified_name
+from coworkenv.servers.claw_eval.surface import Surface, surfaces
 from coworkenv.servers.kit import Environment, Service, format_time, parse_time
 from coworkenv.servers.kit.door import DirectDoor, Door, DoorTool, MCPDoor
+from coworkenv.servers.kit.tool_faults import ToolFaults
 from coworkenv.servers.mcp_config import mcp_config
 from coworkenv.servers.registry import get_service
 from coworkenv.synth.contract.task import Task
@@ -48,10 +56,17 @@ class TaskServices:
     titles: tuple[str, ...]
     tools: tuple[ToolView, ...]  # as the agent sees them: <service>__<tool>
     read_only: frozenset[str]  # qualified names of the tools that change nothing
+    serve_args: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per service, the options its ``serve`` command needs besides ``--db`` (a tool profile)."""
 
-    def stdio_config(self, db_dir: Path) -> dict[str, Any]:
-        """The ``.mcp.json`` of these services served over stdio from ``db_dir``."""
-        return mcp_config(db_dir, list(self.names), python=sys.executable)
+    def stdio_config(self, db_dir: Path, faults: ToolFaults | None = None) -> dict[str, Any]:
+        """The ``.mcp.json`` of these services served over stdio from ``db_dir`` (with ``faults``: each server
+        injects them, seeded per service as :func:`~coworkenv.servers.kit.tool_faults.switch_on` seeds them)."""
+        extra = {
+            name: [*self.serve_args.get(name, ()), *(faults.derived(name).serve_args() if faults else ())]
+            for name in self.names
+        }
+        return mcp_config(db_dir, list(self.names), python=sys.executable, extra=extra)
 
 
 def _views(service: Service) -> tuple[ToolView, ...]:
@@ -79,6 +94,47 @@ def resolve_services(names: tuple[str, ...]) -> TaskServices:
     )
 
 
+def _surfaces(task: Task) -> dict[str, Surface]:
+    """The task's services that serve its tool profile, each with what it serves (none without a profile)."""
+    profile = task.tool_profile
+    if profile is None:
+        return {}
+    found = surfaces(profile.services, profile.tools)
+    return {name: found[name] for name in task.services if name in found}
+
+
+def task_registry(task: Task) -> dict[str, Service] | None:
+    """The services a task's environments are built from: None (the registry's own) unless the task is on a tool
+    profile; then each of its services as the profile serves it. KeyError or ValueError (one line) for a profile
+    coworkenv cannot serve."""
+    served = _surfaces(task)
+    if not served:
+        return None
+    return {name: served[name].service() if name in served else get_service(name) for name in task.services}
+
+
+def task_services(task: Task) -> TaskServices:
+    """The services of a task as its agent gets them (see :func:`resolve_services`; a task on a tool profile gets
+    its services as the profile serves them). Cached: do not mutate."""
+    served = _surfaces(task)
+    if not served:
+        return resolve_services(tuple(task.services))
+    return _profiled(tuple(task.services), tuple(served.get(name) for name in task.services))
+
+
+@functools.lru_cache(maxsize=256)
+def _profiled(names: tuple[str, ...], served: tuple[Surface | None, ...]) -> TaskServices:
+    services = [s.service() if s is not None else get_service(n) for n, s in zip(names, served, strict=True)]
+    services = [s for s in services if s.tools]  # a service whose tools the task declares none of: no door
+    return TaskServices(
+        names=tuple(s.name for s in services),
+        titles=tuple(s.title for s in services),
+        tools=tuple(view for s in services for view in _views(s)),
+        read_only=frozenset(qualified_name(s.name, spec.name) for s in services for spec in s.tools if spec.read_only),
+        serve_args={n: tuple(s.serve_args()) for n, s in zip(names, served, strict=True) if s is not None},
+    )
+
+
 def tool_views(services: Sequence[str]) -> list[ToolView]:
     """The tools of these services as the agent sees them."""
     return list(resolve_services(tuple(services)).tools)
@@ -95,12 +151,19 @@ def openai_tools(tools: Sequence[ToolView]) -> list[dict[str, Any]]:
 def system_prompt(task: Task, services: TaskServices | None = None) -> str:
     """The agent's instructions: a coworker with these services' tools, on the task's simulated date."""
     now = parse_time(task.now)
-    resolved = services or resolve_services(tuple(task.services))
+    resolved = services or task_services(task)
     listed = [f"- {name}: {title}" for name, title in zip(resolved.names, resolved.titles, strict=True)]
+    opening = (
+        [
+            "You are an AI coworker. A colleague asks you for help with their work, and you do it with the tools of "
+            "these workplace services (each tool is named <service>__<tool>):",
+            *listed,
+        ]
+        if listed
+        else ["You are an AI coworker. A colleague asks you for help; you have no tools for this conversation."]
+    )
     lines = [
-        "You are an AI coworker. A colleague asks you for help with their work, and you do it with the tools of "
-        "these workplace services (each tool is named <service>__<tool>):",
-        *listed,
+        *opening,
         "",
         f"Today is {now:%A, %d %B %Y}, {now:%H:%M} UTC ({format_time(now)}). This is the simulated date: "
         "use it for anything that depends on time.",
@@ -109,9 +172,25 @@ def system_prompt(task: Task, services: TaskServices | None = None) -> str:
         "the user has, ask them. When you are done, reply to the user with a short account of what you did "
         "or found.",
     ]
-    if task.user and task.user.persona:
+    if task.user and task.user.persona and task.external is None:  # an imported persona is the user's own brief
         lines += ["", f"You are working for: {task.user.persona}"]
+    suffix = _spec(task, "user_agent").get("system_prompt_suffix")
+    if isinstance(suffix, str) and suffix.strip():  # Claw-Eval adds its user-agent tasks' suffix to the prompt
+        lines += ["", suffix.strip()]
     return "\n".join(lines)
+
+
+def _spec(task: Task, key: str) -> dict[str, Any]:
+    """A section of an imported task's source spec (``task.external.spec[key]``), or {}."""
+    value = task.external.spec.get(key) if task.external is not None else None
+    return value if isinstance(value, dict) else {}
+
+
+def spec_limit(task: Task, section: str, key: str) -> int | None:
+    """A positive whole-number limit of an imported task's source spec (``environment.max_turns``,
+    ``user_agent.max_rounds``), or None."""
+    value = _spec(task, section).get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 # ---------------------------------------------------------------------------------------------- doors
@@ -151,18 +230,20 @@ async def open_door(
     transport: Transport = "direct",
     db_dir: Path | None = None,
     startup_timeout_s: float = STARTUP_TIMEOUT_S,
+    faults: ToolFaults | None = None,
 ) -> AsyncIterator[tuple[Door, list[ToolView]]]:
     """The door of an episode and the tools it lists, open for the episode's duration (clients and subprocesses
     closed on exit).
 
     Every MCP session initializes and lists its tools within ``startup_timeout_s`` (all services together), or
-    :class:`ServicesUnavailable` names the service that did not."""
+    :class:`ServicesUnavailable` names the service that did not. ``faults``: the stdio servers inject these (in
+    process, the environment's own dispatchers carry them: :func:`~coworkenv.servers.kit.tool_faults.switch_on`)."""
     if transport == "direct":
         yield DirectDoor(env), list(services.tools)  # the registry's own tools, in process: nothing to start
         return
     if transport == "stdio" and db_dir is None:
         raise ValueError("the stdio transport needs the folder of the services' databases")
-    config = services.stdio_config(db_dir)["mcpServers"] if db_dir is not None else {}
+    config = services.stdio_config(db_dir, faults)["mcpServers"] if db_dir is not None else {}
     starting, problem = "", None
     # The deadline covers the sessions' start only; the scope encloses the clients' whole life, as anyio requires.
     # A problem is raised after the clients are closed (raised inside, the SDK would wrap it in an exception group).

@@ -111,6 +111,9 @@ class Trajectory(BaseModel):
     attempts: int = Field(default=1, description="Episodes run for this (task, trial), retries included.")
     attempt_errors: list[str] = Field(default_factory=list, description="Infrastructure errors of retried attempts.")
     faults_injected: int = 0
+    tool_faults: int = Field(
+        default=0, description="The agent's tool calls answered by an injected 429 or 500 (--tool-faults)."
+    )
 
     @property
     def key(self) -> tuple[str, int]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from coworkenv.harness.agents.anthropic_agent import AnthropicAgent
 from coworkenv.harness.agents.backend import split_spec
 from coworkenv.harness.messages import Message
+from coworkenv.harness.tools import spec_limit
 from coworkenv.harness.user_sim import UserContext
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.turns import TOOL_SEPARATOR, TurnSchedule
@@ -73,12 +74,16 @@ class LLMUser:
     retry: RetryPolicy | None = None
     end_token: str = END_TOKEN
     max_replies: int = 10
+    """The most replies the model writes (an imported task's ``user_agent.max_rounds`` replaces it)."""
     history: list[Message] = field(default_factory=list)
     replies: int = 0
     schedule: TurnSchedule = field(init=False)
     llm: AnthropicAgent = field(init=False)
 
     def __post_init__(self) -> None:
+        rounds = spec_limit(self.task, "user_agent", "max_rounds")  # an imported task's own limit
+        if rounds is not None:
+            self.max_replies = rounds
         turns = self.task.user.turns if self.task.user else []
         self.schedule = TurnSchedule.of([t.when for t in turns])
         self.llm = AnthropicAgent(self.model, client=self.client, retry=self.retry, max_tokens=1024)

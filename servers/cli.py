@@ -23,9 +23,11 @@ from coworkenv.servers.kit import (
 )
 from coworkenv.servers.kit.files import DocumentError, one_line, read_document
 from coworkenv.servers.kit.http_auth import TOKEN_ENV, allow_host_problem, token_problem
+from coworkenv.servers.kit.tool_faults import switch_on
 from coworkenv.servers.mcp_config import CLIENTS, Client, ClientConfigError, claude_mcp_add, client_config
 from coworkenv.servers.registry import describe as describe_service
 from coworkenv.servers.registry import format_description, get_service
+from coworkenv.servers.serve_options import fault_settings, served_service
 
 
 class ServiceChoice(click.Choice[str]):
@@ -201,6 +203,25 @@ def services_cmd(service: str | None, describe: bool, as_json: bool) -> None:
     help="HTTP: a Host (and Origin) value clients may use, e.g. myhost.internal or 10.0.0.5:8000; repeatable; "
     "* allows any. Loopback names and the bind address are always allowed.",
 )
+@click.option(
+    "--profile",
+    help="Serve another tool surface on this service's state instead of its own tools: claw-eval:SERVICE[,SERVICE] "
+    "(Claw-Eval's tools of those services, e.g. claw-eval:gmail on email).",
+)
+@click.option("--only", help="With --profile: only these of its tools, comma-separated.")
+@click.option(
+    "--declared",
+    help="With --profile: the tools as a task declares them, a JSON list of {name, description, input_schema} "
+    "(only those, listed with that description and schema); @FILE reads it from a file.",
+)
+@click.option(
+    "--faults",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    help="Rate of injected tool faults on the agent's calls: 429 or 500 answers (nothing runs) or slow calls.",
+)
+@click.option("--fault-seed", type=int, help="Seed of the injected tool faults (same seed, same faults).")
+@click.option("--fault-slow", default="2,4", show_default=True, help="MIN,MAX seconds a slow injected fault waits.")
 def serve_cmd(
     service: str,
     db: Path,
@@ -212,6 +233,12 @@ def serve_cmd(
     port: int,
     token: str | None,
     allow_hosts: tuple[str, ...],
+    profile: str | None = None,
+    only: str | None = None,
+    declared: str | None = None,
+    faults: float = 0.0,
+    fault_seed: int | None = None,
+    fault_slow: str = "2,4",
 ) -> None:
     """Serve one service over MCP (stdio for Claude Code and other clients, or streamable HTTP).
 
@@ -222,14 +249,20 @@ def serve_cmd(
         problem = token_problem(host, token) or next(filter(None, map(allow_host_problem, allow_hosts)), None)
         if problem:
             _fail(problem)
+    try:
+        served = served_service(service, profile, only, declared)
+        switch = fault_settings(faults, fault_seed, fault_slow)
+    except ValueError as exc:
+        raise click.ClickException(one_line(str(exc), 2000)) from exc
     seed_doc = read_seed(service, seed) if seed else None
     make_folder(db.parent, "--db")
     try:
-        state = ServiceState.open(get_service(service), seed_doc, now, db, reset=reset)
+        state = ServiceState.open(served, seed_doc, now, db, reset=reset)
     except SeedError as exc:
         raise click.ClickException(seed_advice(service, str(exc))) from exc
     except (EnvironmentConfigError, ValueError) as exc:
         raise click.ClickException(one_line(str(exc), 2000)) from exc
+    switch_on({service: state}, switch)
     server = ServiceServer(state)
     try:
         if transport == "stdio":

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,10 +44,11 @@ class ClientConfigError(ValueError):
     """A configuration the client cannot express; the message says what to do instead."""
 
 
-def stdio_command(db_dir: Path, name: str, python: str | None = None) -> list[str]:
-    """The command line that serves ``name`` over stdio on its database in ``db_dir``."""
+def stdio_command(db_dir: Path, name: str, python: str | None = None, extra: Sequence[str] = ()) -> list[str]:
+    """The command line that serves ``name`` over stdio on its database in ``db_dir``; ``extra``: more options of
+    ``serve`` (a tool profile, injected faults)."""
     db = str((db_dir / f"{name}.db").resolve())
-    return [python or sys.executable, "-m", "coworkenv.servers", "serve", name, "--db", db]
+    return [python or sys.executable, "-m", "coworkenv.servers", "serve", name, "--db", db, *extra]
 
 
 def _http_entry(client: Client, name: str, url: str) -> dict[str, Any]:
@@ -72,9 +74,11 @@ def client_config(
     services: list[str],
     python: str | None = None,
     urls: dict[str, str] | None = None,
+    extra: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """The config file of ``client``: one stdio server per service, or an HTTP entry for a service with a URL in
-    ``urls``, whose Authorization header takes the token from ``$COWORKENV_TOKEN`` (VS Code asks for it once)."""
+    ``urls``, whose Authorization header takes the token from ``$COWORKENV_TOKEN`` (VS Code asks for it once).
+    ``extra``: per service, more options of its stdio ``serve`` command (see :func:`stdio_command`)."""
     if client not in CLIENTS:
         raise ClientConfigError(f"unknown client {client!r}; choose one of {', '.join(CLIENTS)}")
     urls = urls or {}
@@ -85,7 +89,7 @@ def client_config(
         else:
             if db_dir is None:
                 raise ClientConfigError(f"stdio entries need a database folder (--db-dir) for {name}")
-            entries[name] = _stdio_entry(client, stdio_command(db_dir, name, python))
+            entries[name] = _stdio_entry(client, stdio_command(db_dir, name, python, (extra or {}).get(name, ())))
     if client != "vscode":
         return {"mcpServers": entries}
     out: dict[str, Any] = {"servers": entries}
@@ -102,10 +106,14 @@ def client_config(
 
 
 def mcp_config(
-    db_dir: Path | None, services: list[str], python: str | None = None, urls: dict[str, str] | None = None
+    db_dir: Path | None,
+    services: list[str],
+    python: str | None = None,
+    urls: dict[str, str] | None = None,
+    extra: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """A Claude Code ``.mcp.json`` (the shape ``claude --mcp-config`` reads); see :func:`client_config`."""
-    return client_config("claude-code", db_dir, services, python, urls)
+    return client_config("claude-code", db_dir, services, python, urls, extra)
 
 
 def claude_mcp_add(

@@ -51,8 +51,8 @@ def slow_servers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..
     real_config = TaskServices.stdio_config
 
     def set_delay(seconds: float, parent: str = "") -> None:
-        def slow_config(services: TaskServices, db_dir: Path) -> dict[str, Any]:
-            config = real_config(services, db_dir)
+        def slow_config(services: TaskServices, db_dir: Path, *args: Any) -> dict[str, Any]:
+            config = real_config(services, db_dir, *args)
             for entry in config["mcpServers"].values():  # Claude Code passes a server only the env named here
                 entry["env"] = {
                     "PYTHONPATH": str(site),
