@@ -249,7 +249,7 @@ def seed(fixtures: Fixtures) -> SeedTables:
         where = f"scheduler fixture {name}: record {index}"
         found = record.get(HISTORY)
         kept = isinstance(found, list) and all(isinstance(h, dict) for h in found)
-        history: list[dict[str, Any]] = found if kept else []
+        history: list[dict[str, Any]] = found if kept and isinstance(found, list) else []
         try:
             row = layout.row(record, index, skip=(HISTORY,) if kept else ())
         except ValueError as exc:
