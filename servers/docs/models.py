@@ -59,6 +59,10 @@ class Document(Record):
     )
     shares: list[Share] = Field(default=[], description="People given a role on this document, one entry per email")
     revision: int = Field(default=1, ge=1, description="The current revision number; each edit adds one")
+    custom_fields: dict[str, Any] = Field(
+        default={},
+        description="Other attributes as the source system keeps them. Example: {'category': 'IT Support', 'views': 120}",
+    )
     created_at: Timestamp
     updated_at: Timestamp | None = Field(default=None, description="Last edit; the creation time if never edited")
     last_modified_by: Email | None = Field(default=None, description="Who made the last edit; the owner if none")
