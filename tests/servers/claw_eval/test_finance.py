@@ -131,12 +131,15 @@ async def test_each_tool_answers_as_the_real_mock_does_and_audit_is_the_same(tmp
 
 
 @needs_claw
-def test_every_real_task_s_finance_fixtures_seed_our_payments_service() -> None:
+async def test_every_real_task_s_finance_fixtures_seed_our_payments_and_read_as_the_mock_does(tmp_path: Path) -> None:
     tasks = real_fixtures("finance")
     assert len(tasks) >= 20
     for task, fixtures in tasks:
         seed = SERVICE.seed(fixtures["finance"])
         with Environment.create({"payments": seed}) as env:
             stored = env.state("payments").tables["balance_transactions"].dump()
-        records = next(iter(fixtures["finance"].values()))
+        ((name, records),) = fixtures["finance"].items()
         assert [t["id"] for t in stored] == [r["transaction_id"] for r in records], task
+        reads = [("finance_get_transaction", {"transaction_id": r["transaction_id"]}) for r in records]
+        calls = [("finance_list_transactions", {}), *reads]
+        await compare_with_mock(tmp_path / task, SERVICE, name, records, calls, ENDPOINTS)

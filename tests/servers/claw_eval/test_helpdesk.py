@@ -168,12 +168,15 @@ async def test_each_tool_answers_as_the_real_mock_does_and_audit_is_the_same(tmp
 
 
 @needs_claw
-def test_every_real_task_s_helpdesk_fixtures_seed_our_tickets_service() -> None:
+async def test_every_real_task_s_helpdesk_fixtures_seed_our_tickets_and_read_as_the_mock_does(tmp_path: Path) -> None:
     tasks = real_fixtures("helpdesk")
     assert len(tasks) >= 20
     for task, fixtures in tasks:
         seed = SERVICE.seed(fixtures["helpdesk"])
         with Environment.create({"tickets": seed}) as env:
             stored = env.state("tickets").tables["tickets"].dump()
-        records = next(iter(fixtures["helpdesk"].values()))
+        ((name, records),) = fixtures["helpdesk"].items()
         assert [t["id"] for t in stored] == [r["ticket_id"] for r in records], task
+        reads = [("helpdesk_get_ticket", {"ticket_id": r["ticket_id"]}) for r in records]
+        calls = [("helpdesk_list_tickets", {"status": "all"}), ("helpdesk_list_tickets", {}), *reads]
+        await compare_with_mock(tmp_path / task, SERVICE, name, records, calls, ENDPOINTS)

@@ -143,12 +143,15 @@ async def test_each_tool_answers_as_the_real_mock_does_and_audit_is_the_same(tmp
 
 
 @needs_claw
-def test_every_real_task_s_kb_fixtures_seed_our_docs_service() -> None:
+async def test_every_real_task_s_kb_fixtures_seed_our_docs_and_read_and_search_as_the_mock_does(tmp_path: Path) -> None:
     tasks = real_fixtures("kb")
     assert len(tasks) >= 20
     for task, fixtures in tasks:
         seed = SERVICE.seed(fixtures["kb"])
         with Environment.create({"docs": seed}) as env:
             stored = [d["id"] for d in env.state("docs").tables["documents"].dump()]
-        records = next(iter(fixtures["kb"].values()))
+        ((name, records),) = fixtures["kb"].items()
         assert stored == [r["article_id"] for r in records], task
+        searches = [("kb_search", {"query": q, "max_results": 50}) for q in ("VPN", "数据库 故障", "the", "供应商")]
+        calls = [*searches, *(("kb_get_article", {"article_id": r["article_id"]}) for r in records)]
+        await compare_with_mock(tmp_path / task, SERVICE, name, records, calls, ENDPOINTS)

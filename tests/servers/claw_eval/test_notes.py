@@ -141,7 +141,9 @@ async def test_each_tool_answers_as_the_real_mock_does_and_audit_is_the_same(tmp
 
 
 @needs_claw
-def test_every_real_task_s_notes_fixtures_seed_our_docs_service_beside_its_kb() -> None:
+async def test_every_real_task_s_notes_fixtures_seed_our_docs_beside_its_kb_and_read_as_the_mock_does(
+    tmp_path: Path,
+) -> None:
     from coworkenv.servers.claw_eval import claw_service
     from tests.servers.claw_eval.hfnk_twin import merged
 
@@ -152,5 +154,7 @@ def test_every_real_task_s_notes_fixtures_seed_our_docs_service_beside_its_kb() 
         seed = merged(*(claw_service(n).seed(fixtures[n]) for n in names))
         with Environment.create({"docs": seed}) as env:
             stored = {d["id"] for d in env.state("docs").tables["documents"].dump()}
-        records = next(iter(fixtures["notes"].values()))
+        ((name, records),) = fixtures["notes"].items()
         assert {r["note_id"] for r in records} <= stored, task
+        reads = [("notes_get", {"note_id": r["note_id"]}) for r in records]
+        await compare_with_mock(tmp_path / task, SERVICE, name, records, [("notes_list", {}), *reads], ENDPOINTS)
