@@ -74,6 +74,7 @@ class Notification(Record):
     body: str = ""
     integration_id: str | None = Field(default=None, description="The integration it is about. Example: 'INT-2'")
     sent_at: Timestamp
+    custom_fields: dict[str, Any] = Field(default={}, description="Other attributes as the source system keeps them.")
 
 
 TABLES = (
