@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 
+from coworkenv.servers.claw_eval import profiled
 from coworkenv.servers.claw_eval.helpdesk import ENDPOINTS, SERVICE, user_id
 from coworkenv.servers.kit import Environment
+from coworkenv.servers.registry import get_service
+from coworkenv.servers.testing import check_service
 from tests.servers.claw_eval.hfnk_twin import audit, call, claw_env, compare_with_mock, needs_claw, real_fixtures
 
 pytestmark = pytest.mark.anyio
@@ -131,6 +134,16 @@ async def test_close_ticket_closes_our_ticket_with_its_resolution_and_audit_list
         assert nothing == {"error": "Ticket TK-7 not found"}
         data = audit(SERVICE, env, ours)
         assert [t["ticket_id"] for t in data["closed"]] == ["TK-1602"] and len(data["calls"]) == 3
+
+
+def test_the_profiled_service_passes_the_toolkit_s_schema_seed_door_and_fuzz_checks() -> None:
+    # "outcomes" is left out: an unknown id is a 200 answer {"error": ...} in Claw-Eval, not a failed call
+    check_service(
+        profiled(get_service("tickets"), ["helpdesk"]),
+        SERVICE.seed({"tickets.json": TICKETS}),
+        calls=100,
+        skip=("outcomes", "stdio"),
+    )
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,11 @@ from typing import Any
 
 import pytest
 
+from coworkenv.servers.claw_eval import profiled
 from coworkenv.servers.claw_eval.notes import ENDPOINTS, SERVICE
 from coworkenv.servers.kit import Environment
+from coworkenv.servers.registry import get_service
+from coworkenv.servers.testing import check_service
 from tests.servers.claw_eval.hfnk_twin import audit, call, claw_env, compare_with_mock, needs_claw, real_fixtures
 
 pytestmark = pytest.mark.anyio
@@ -108,6 +111,16 @@ async def test_notes_and_kb_share_one_docs_workspace_and_each_sees_only_its_own(
         assert (await call(env, ours, "notes_list", {"max_results": 100}))["total"] == 3
         assert await call(env, ours, "notes_get", {"note_id": "KB-1"}) == {"error": "Note KB-1 not found"}
         assert (await call(env, ours, "kb_get_article", {"article_id": "KB-1"}))["title"] == "VPN"
+
+
+def test_the_profiled_service_passes_the_toolkit_s_schema_seed_door_and_fuzz_checks() -> None:
+    # "outcomes" is left out: an unknown id is a 200 answer {"error": ...} in Claw-Eval, not a failed call
+    check_service(
+        profiled(get_service("docs"), ["notes"]),
+        SERVICE.seed({"meetings.json": NOTES}),
+        calls=100,
+        skip=("outcomes", "stdio"),
+    )
 
 
 @pytest.mark.parametrize(
