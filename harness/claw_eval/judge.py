@@ -21,6 +21,7 @@ same question a third time after a canned answer did not parse it, and waiting w
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import threading
@@ -286,7 +287,9 @@ def _blocks(content: Any) -> list[dict[str, Any]]:
 
 def anthropic_answer(client: Any) -> Answer:
     """Chat-completions requests as Messages API requests to an ``anthropic.Anthropic`` client (its own retries
-    off); the answer is the response's text blocks joined."""
+    off); the answer is the response's text blocks joined. The graders' ``temperature`` goes along only where the
+    client still takes one (recent clients and models take no sampling parameters)."""
+    sampling = "temperature" in inspect.signature(client.messages.create).parameters
 
     def answer(params: dict[str, Any]) -> str:
         system, turns = to_messages_api(list(params.get("messages") or []))
@@ -297,7 +300,7 @@ def anthropic_answer(client: Any) -> Answer:
         }
         if system:
             request["system"] = system
-        if params.get("temperature") is not None:
+        if sampling and params.get("temperature") is not None:
             request["temperature"] = params["temperature"]
         response = client.messages.create(**request)
         return "".join(str(b.text) for b in response.content if getattr(b, "type", None) == "text")
@@ -307,10 +310,16 @@ def anthropic_answer(client: Any) -> Answer:
 
 # ---------------------------------------------------------------------------------------------- specs
 def judge_from_spec(
-    spec: str, *, client: Any | None = None, retry: RetryPolicy | None = None, timeout: float = DEFAULT_TIMEOUT_S
+    spec: str,
+    *,
+    client: Any | None = None,
+    retry: RetryPolicy | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    timeout: float = DEFAULT_TIMEOUT_S,
 ) -> Judge:
     """``openai:MODEL[@BASE_URL]`` or ``anthropic:MODEL``. ``client``: a (sync) SDK client to use instead of one
-    built from the environment (tests; its own retries should be off). A missing key is one clear error."""
+    built from the environment (tests; its own retries should be off); ``sleep``: the wait between retries. A
+    missing key is one clear error (:class:`ProviderConfigError`)."""
     kind, _, rest = spec.partition(":")
     if kind not in ("openai", "anthropic") or not rest.strip():
         raise JudgeSpecError(f"judge {spec!r}: write openai:MODEL[@BASE_URL] or anthropic:MODEL")
@@ -322,7 +331,7 @@ def judge_from_spec(
             import anthropic
 
             client = anthropic.Anthropic(max_retries=0, timeout=timeout)
-        return Judge(model, anthropic_answer(client), name=spec, retry=retry, key_env="ANTHROPIC_API_KEY")
+        return Judge(model, anthropic_answer(client), name=spec, retry=retry, sleep=sleep, key_env="ANTHROPIC_API_KEY")
     model, _, base_url = rest.partition("@")
     if not model.strip():
         raise JudgeSpecError(f"judge {spec!r}: write openai:MODEL[@BASE_URL]")
@@ -337,4 +346,4 @@ def judge_from_spec(
         import openai
 
         client = openai.OpenAI(api_key=key, base_url=base_url or None, max_retries=0, timeout=timeout)
-    return Judge(model.strip(), openai_answer(client), name=name, retry=retry, key_env="OPENAI_API_KEY")
+    return Judge(model.strip(), openai_answer(client), name=name, retry=retry, sleep=sleep, key_env="OPENAI_API_KEY")
