@@ -23,7 +23,7 @@ from coworkenv.servers.kit import (
 )
 from coworkenv.servers.kit.files import DocumentError, one_line, read_document
 from coworkenv.servers.kit.http_auth import TOKEN_ENV, allow_host_problem, token_problem
-from coworkenv.servers.kit.tool_faults import switch_on
+from coworkenv.servers.kit.tool_faults import FaultSwitch
 from coworkenv.servers.mcp_config import CLIENTS, Client, ClientConfigError, claude_mcp_add, client_config
 from coworkenv.servers.registry import describe as describe_service
 from coworkenv.servers.registry import format_description, get_service
@@ -262,7 +262,7 @@ def serve_cmd(
         raise click.ClickException(seed_advice(service, str(exc))) from exc
     except (EnvironmentConfigError, ValueError) as exc:
         raise click.ClickException(one_line(str(exc), 2000)) from exc
-    switch_on({service: state}, switch)
+    state.faults = FaultSwitch(switch) if switch is not None else None  # --fault-seed seeds it as it is
     server = ServiceServer(state)
     try:
         if transport == "stdio":
