@@ -69,7 +69,7 @@ def test_the_summary_prints_claw_evals_figures_and_lists_what_was_not_judged() -
     summary = summarize(run())
     text = format_summary(summary)
     assert "Claw-Eval" in text and "pass rate" in text and "pass@3" in text and "fully scored" in text
-    assert "scored fully: 2 of 3 tasks" in text
+    assert "scored fully: 2 of 3 tasks (a, b)" in text
     assert f"c trial 2: {WHY}" in text
     assert summary["failures"]["not_judged"] == 1
     assert summary["overall"]["trials"] == 8, "our own figures leave the not-judged trial out too"
