@@ -21,7 +21,7 @@ from coworkenv.servers.cli import main
 from coworkenv.servers.kit.tool_faults import ToolFaults
 from tests.harness.claw_eval.runtime_helpers import AGENT_TOOLS, DECLARED, FIXTURES, RIGHT, todo_task
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 @pytest.fixture(autouse=True)
