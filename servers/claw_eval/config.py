@@ -132,9 +132,10 @@ def update_integration(
     if row is None:
         return ClawJson.of({"error": f"Integration {integration_id} not found"})
     values = {k: v for k, v in {"status": status, "notes": notes}.items() if v}
+    if not values:  # the mock answers with the integration as it is
+        return ClawJson.of({"status": "updated", "integration": INTEGRATIONS.claw(row)})
     changes = INTEGRATIONS.put(row, values)
-    if values:
-        changes["updated_at"] = ctx.now_iso()
+    changes["updated_at"] = ctx.now_iso()
     updated = ctx.table("integrations").update(integration_id, changes)
     return ClawJson.of({"status": "updated", "integration": INTEGRATIONS.claw(updated)})
 

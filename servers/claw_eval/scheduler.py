@@ -184,9 +184,10 @@ def update_job(
         return ClawJson.of({"error": f"Job {job_id} not found"})
     given = {"enabled": enabled, "cron_expression": cron_expression, "name": name, "action": action, "tags": tags}
     values = {k: v for k, v in given.items() if v is not None}
+    if not values:  # the mock answers with the job as it is
+        return ClawJson.of({"status": "updated", "job": _view(ctx, row)})
     changes = JOBS.put(row, values)
-    if values:
-        changes["updated_at"] = ctx.now_iso()
+    changes["updated_at"] = ctx.now_iso()
     updated = ctx.table("jobs").update(job_id, changes)
     return ClawJson.of({"status": "updated", "job": _view(ctx, updated)})
 

@@ -105,8 +105,11 @@ def update_task(
     if row is None:
         return ClawJson.of({"error": f"Task {task_id} not found"})
     given = {"title": title, "priority": priority, "status": status, "tags": tags}
-    changes = TASKS.put(row, {k: v for k, v in given.items() if v is not None})
-    if any(v is not None for v in given.values()) and TASKS.free(row, "updated_at"):
+    values = {k: v for k, v in given.items() if v is not None}
+    if not values:  # the mock answers with the task as it is
+        return ClawJson.of({"status": "updated", "task": TASKS.claw(row)})
+    changes = TASKS.put(row, values)
+    if TASKS.free(row, "updated_at"):
         changes["updated_at"] = ctx.now_iso()
     if changes.get("status", row["status"]) != row["status"] and TASKS.free(row, "completed_at"):
         changes["completed_at"] = ctx.now_iso() if changes["status"] == "completed" else None

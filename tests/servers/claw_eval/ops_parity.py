@@ -22,6 +22,7 @@ import yaml
 from coworkenv.servers.claw_eval import ClawService, profiled
 from coworkenv.servers.claw_eval.common import http_status
 from coworkenv.servers.kit import Environment, Service
+from coworkenv.servers.testing import check_bounds, check_described, check_doors, check_fuzz
 
 CLAW_EVAL = os.environ.get("CLAW_EVAL_PATH", "")
 needs_claw_eval = pytest.mark.skipif(not CLAW_EVAL, reason="CLAW_EVAL_PATH does not name a Claw-Eval checkout")
@@ -39,6 +40,19 @@ def claw_env(claw: ClawService, fixtures: Mapping[str, Any], now: str = NOW) -> 
         yield env
     finally:
         env.close()
+
+
+def kit_checks(claw: ClawService, fixtures: Mapping[str, Any]) -> None:
+    """The checks every service of ours gets that hold for a Claw-Eval profile too: every tool and argument
+    described and bounded, both doors agreeing, and random hostile calls crashing nothing and changing nothing
+    unaudited. (Not ``outcomes``: a Claw-Eval lookup that finds nothing answers 200 with ``{"error": ...}``.)"""
+    base: Service = importlib.import_module(f"coworkenv.servers.{claw.serves_on}").SERVICE
+    service = profiled(base, [claw.name])
+    seed = claw.seed(fixtures)
+    check_described(service)
+    check_bounds(service)
+    check_doors(service, seed)
+    check_fuzz(service, seed)
 
 
 def call(env: Environment, claw: ClawService, tool: str, args: Mapping[str, Any] | None = None) -> dict[str, Any]:

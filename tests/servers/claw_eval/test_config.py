@@ -18,6 +18,7 @@ from tests.servers.claw_eval.ops_parity import (
     call,
     claw_env,
     fixture_of,
+    kit_checks,
     needs_claw_eval,
     real_fixtures,
     replay,
@@ -119,6 +120,10 @@ def test_an_integration_without_an_id_is_refused_naming_file_and_record() -> Non
         config.seed({"integrations.json": [{"integration_id": 7}]})
 
 
+def test_the_profile_passes_the_kits_checks_for_descriptions_bounds_doors_and_fuzz() -> None:
+    kit_checks(SERVICE, FIXTURES)
+
+
 CALLS = [
     ("config_list_integrations", {}),
     ("config_list_integrations", {"status": "degraded", "type": "api"}),
@@ -127,6 +132,7 @@ CALLS = [
     ("config_update_integration", {"integration_id": "INT-001", "status": "", "notes": "Rotated"}),
     ("config_update_integration", {"integration_id": "INT-002", "status": "disabled"}),
     ("config_update_integration", {"integration_id": "INT-404", "status": "inactive"}),
+    ("config_update_integration", {"integration_id": "INT-002"}),
     ("config_send_notification", {"to": "a@example.com", "subject": "s", "body": "b"}),
     ("config_send_notification", {"to": "a@example.com", "subject": "s"}),
     ("config_list_integrations", {"status": "disabled"}),

@@ -18,6 +18,7 @@ from tests.servers.claw_eval.ops_parity import (
     call,
     claw_env,
     fixture_of,
+    kit_checks,
     needs_claw_eval,
     real_fixtures,
     replay,
@@ -100,6 +101,10 @@ def test_a_fixture_that_is_not_a_list_of_products_with_ids_is_refused_naming_fil
         inventory.seed({"products.json": [{"product_id": "A"}, {"name": "no id"}]})
     with pytest.raises(ValueError, match="repeats the id 'A'"):
         inventory.seed({"products.json": [{"product_id": "A"}, {"product_id": "A"}]})
+
+
+def test_the_profile_passes_the_kits_checks_for_descriptions_bounds_doors_and_fuzz() -> None:
+    kit_checks(SERVICE, FIXTURES)
 
 
 CALLS = [

@@ -18,6 +18,7 @@ from tests.servers.claw_eval.ops_parity import (
     call,
     claw_env,
     fixture_of,
+    kit_checks,
     needs_claw_eval,
     real_fixtures,
     replay,
@@ -119,6 +120,10 @@ def test_get_feed_answers_404_as_the_mock_has_no_such_route() -> None:
 def test_an_article_without_an_id_is_refused_naming_file_and_record() -> None:
     with pytest.raises(ValueError, match=r"articles\.json: record 1: its 'article_id'"):
         rss.seed({"articles.json": [ARTICLES[0], {**ARTICLES[1], "article_id": None}]})
+
+
+def test_the_profile_passes_the_kits_checks_for_descriptions_bounds_doors_and_fuzz() -> None:
+    kit_checks(SERVICE, FIXTURES)
 
 
 CALLS = [

@@ -18,6 +18,7 @@ from tests.servers.claw_eval.ops_parity import (
     call,
     claw_env,
     fixture_of,
+    kit_checks,
     needs_claw_eval,
     real_fixtures,
     replay,
@@ -136,6 +137,10 @@ def test_a_job_without_an_id_is_refused_naming_file_and_record() -> None:
         scheduler.seed({"jobs.json": [JOBS[2], {"name": "x"}]})
 
 
+def test_the_profile_passes_the_kits_checks_for_descriptions_bounds_doors_and_fuzz() -> None:
+    kit_checks(SERVICE, FIXTURES)
+
+
 CALLS = [
     ("scheduler_list_jobs", {}),
     ("scheduler_list_jobs", {"tag": "backup"}),
@@ -146,6 +151,7 @@ CALLS = [
     ("scheduler_job_history", {"job_id": "JOB-003"}),
     ("scheduler_update_job", {"job_id": "JOB-902", "cron_expression": "*/15 * * * *", "action": "alert"}),
     ("scheduler_update_job", {"job_id": "JOB-3"}),
+    ("scheduler_update_job", {"job_id": "JOB-001"}),
     ("scheduler_create_job", {"name": "new", "cron_expression": "bad", "action": "x", "tags": ["t"]}),
     ("scheduler_create_job", {"name": "new", "cron_expression": "0 1 * * *"}),
     ("scheduler_delete_job", {"job_id": "JOB-003"}),

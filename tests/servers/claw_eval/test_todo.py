@@ -18,6 +18,7 @@ from tests.servers.claw_eval.ops_parity import (
     call,
     claw_env,
     fixture_of,
+    kit_checks,
     needs_claw_eval,
     real_fixtures,
     replay,
@@ -138,12 +139,17 @@ def test_a_task_without_an_id_is_refused_naming_file_and_record() -> None:
         todo.seed({"tasks.json": [{"title": "x"}]})
 
 
+def test_the_profile_passes_the_kits_checks_for_descriptions_bounds_doors_and_fuzz() -> None:
+    kit_checks(SERVICE, FIXTURES)
+
+
 CALLS = [
     ("todo_list_tasks", {}),
     ("todo_list_tasks", {"status": "completed"}),
     ("todo_update_task", {"task_id": "todo_002", "priority": "high", "title": "Renew SSL", "description": "x"}),
     ("todo_update_task", {"task_id": "TODO-801", "tags": ["a", "b"], "status": "done"}),
     ("todo_update_task", {"task_id": "missing"}),
+    ("todo_update_task", {"task_id": "TODO-801"}),
     ("todo_update_task", {"status": "done"}),
     ("todo_create_task", {"title": "New", "description": "d", "priority": "low", "tags": ["x"]}),
     ("todo_delete_task", {"task_id": "todo_003"}),
