@@ -47,7 +47,7 @@ def fixture_file(fixtures: Fixtures, usual: str) -> tuple[str, list[Row]]:
 def problem(name: str, index: int, record: Mapping[str, Any], id_key: str, message: str) -> ValueError:
     """The error of a bad fixture record, naming the file and the record."""
     rid = record.get(id_key)
-    label = f"record {index} ({rid!r})" if isinstance(rid, str) else f"record {index}"
+    label = f"record {index} ({rid!r})" if isinstance(rid, str) and rid else f"record {index}"
     return ValueError(f"{name}: {label}: {message}")
 
 
