@@ -28,7 +28,7 @@ from coworkenv.harness.claw_eval.grading_checkout import (
 )
 from coworkenv.harness.claw_eval.grading_declared import Declared, Part, declared_grade
 from coworkenv.harness.claw_eval.grading_trace import audit_data, trace_dispatches, trace_id, trace_messages
-from coworkenv.harness.claw_eval.judge import Judge, JudgeLoop, stand_in
+from coworkenv.harness.claw_eval.judge import Judge, JudgeLoop, env_judge, stand_in
 from coworkenv.harness.trajectory import Trajectory
 from coworkenv.synth.contract.grader import CheckResult, ForbiddenResult, Grade
 from coworkenv.synth.contract.task import Task
@@ -54,9 +54,10 @@ def grade_claw(
     judge: Judge | None = None,
 ) -> Grade:
     """Grade one run of an imported Claw-Eval task (``task.external.kind == "claw-eval"``): ``state`` is
-    ``env.dump()``, ``audit`` the ``env.audit()`` rows (or their dicts). ``judge`` None: judge-dependent parts are
-    not judged. Never raises for a grader's failure (the grade says what happened); a task that is not an
-    imported Claw-Eval task is a ValueError."""
+    ``env.dump()``, ``audit`` the ``env.audit()`` rows (or their dicts). ``judge`` None: the one
+    ``$COWORKENV_CLAW_JUDGE`` names, else none (judge-dependent parts are then not judged). It blocks while the judge
+    answers: call it from a worker thread in async code. Never raises for a grader's or a judge's failure (the grade
+    says what happened); a task that is not an imported Claw-Eval task is a ValueError."""
     external = task.external
     if external is None or external.kind != KIND:
         raise ValueError(f"task {task.id} is not an imported Claw-Eval task (external.kind must be {KIND!r})")
@@ -73,7 +74,7 @@ def grade_claw(
         return _declared(task, messages, trace_dispatches(tid, record.steps, {}), str(exc))
     dispatches = trace_dispatches(tid, record.steps, urls)
     audits, notes = audit_data(task, state, audit)
-    session = (judge or stand_in()).session()
+    session = (judge or env_judge() or stand_in()).session()
     try:
         found = run_grader(package, external.source, messages, dispatches, audits, session)
     except JudgeLoop as exc:

@@ -93,8 +93,11 @@ class Judge:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         key_env: str | None = None,
+        why_not: str = "no judge configured",
     ) -> None:
         self.model_id = model_id
+        self.why_not = why_not
+        """The stand-in's reason there is no judge (what a grade's not-judged lines say)."""
         self.answer = answer
         self.name = name or model_id
         self.retry = retry or RetryPolicy()
@@ -178,7 +181,7 @@ class JudgeSession:
     def not_judged(self) -> list[str]:
         """What of this grade no judge scored: every question of the stand-in, or the judge's failure."""
         if not self.judge.real:
-            return [f"no judge configured; the grader asked: {q}" for q in self.asked]
+            return [f"{self.judge.why_not}; the grader asked: {q}" for q in self.asked]
         return [f"the judge failed: {f}" for f in self.failures]
 
 
@@ -193,9 +196,32 @@ def _question(params: dict[str, Any]) -> str:
     return ""
 
 
-def stand_in() -> Judge:
-    """The judge when none is configured: answers "not judged" at once, and the grade says so."""
-    return Judge("not-judged", None, name="no judge")
+def stand_in(why_not: str = "no judge configured") -> Judge:
+    """The judge when none is configured: answers "not judged" at once, and the grade says so (and why)."""
+    return Judge("not-judged", None, name="no judge", why_not=why_not)
+
+
+JUDGE_ENV = "COWORKENV_CLAW_JUDGE"
+_ENV_JUDGES: dict[str, Judge] = {}
+_ENV_LOCK = threading.Lock()
+
+
+def env_judge() -> Judge | None:
+    """The judge ``$COWORKENV_CLAW_JUDGE`` names (``openai:MODEL[@BASE_URL]`` or ``anthropic:MODEL``; one per spec
+    per process), for runs that pass none; None when it is not set. A spec that cannot be used gives the stand-in
+    with the reason, so every grade says why it was not judged."""
+    spec = os.environ.get(JUDGE_ENV, "").strip()
+    if not spec:
+        return None
+    with _ENV_LOCK:
+        known = _ENV_JUDGES.get(spec)
+        if known is None:
+            try:
+                known = judge_from_spec(spec)
+            except (JudgeSpecError, ProviderConfigError, ImportError) as exc:
+                known = stand_in(f"{JUDGE_ENV}={spec} cannot be used ({scrub(str(exc))})")
+            _ENV_JUDGES[spec] = known
+    return known
 
 
 # ---------------------------------------------------------------------------------------------- retries

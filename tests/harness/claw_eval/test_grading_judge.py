@@ -10,10 +10,12 @@ import httpx2
 import pytest
 
 from coworkenv.harness.claw_eval.judge import (
+    JUDGE_ENV,
     JUDGE_FAILED,
     NOT_JUDGED,
     JudgeLoop,
     JudgeSpecError,
+    env_judge,
     judge_from_spec,
     stand_in,
     to_messages_api,
@@ -155,3 +157,40 @@ def test_judge_specs_name_a_provider_and_a_model_and_a_missing_key_is_one_clear_
         judge_from_spec("anthropic:claude-judge")
     local = judge_from_spec("openai:qwen@http://127.0.0.1:8000/v1")
     assert local.real and local.model_id == "qwen" and local.name == "openai:qwen@http://127.0.0.1:8000/v1"
+
+
+def test_the_judge_named_in_the_environment_is_built_once_and_one_that_cannot_be_used_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(JUDGE_ENV, raising=False)
+    assert env_judge() is None
+    monkeypatch.setenv(JUDGE_ENV, "openai:qwen@http://127.0.0.1:8000/v1")
+    judge = env_judge()
+    assert judge is not None and judge.real and env_judge() is judge
+    monkeypatch.setenv(JUDGE_ENV, "gpt-4o")
+    unusable = env_judge()
+    assert unusable is not None and not unusable.real
+    session = unusable.session()
+    ask(session)
+    assert session.not_judged[0].startswith(f"{JUDGE_ENV}=gpt-4o cannot be used (judge 'gpt-4o': write openai:MODEL")
+
+
+class _SamplingMessages:
+    """A Messages API client that still takes a temperature (older anthropic clients)."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, object]] = []
+
+    def create(
+        self, *, model: str, max_tokens: int, messages: object, temperature: float = 1.0, **rest: object
+    ) -> object:
+        self.requests.append({"model": model, "temperature": temperature, **rest})
+        block = type("Block", (), {"type": "text", "text": '{"score": 1}'})()
+        return type("Response", (), {"content": [block]})()
+
+
+def test_the_graders_temperature_goes_to_an_anthropic_client_that_takes_one() -> None:
+    messages = _SamplingMessages()
+    client = type("Client", (), {"messages": messages})()
+    assert ask(judge_from_spec("anthropic:claude-judge", client=client).session()) == '{"score": 1}'
+    assert messages.requests == [{"model": "judge-model", "temperature": 0.0, "system": "You are an evaluation judge."}]

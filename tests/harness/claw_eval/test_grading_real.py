@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from coworkenv.harness.claw_eval.grading import grade_claw
+from coworkenv.harness.claw_eval.judge import JUDGE_ENV
 from tests.fakes.transports import Script, openai_completion
 from tests.harness.claw_eval.grading_helpers import Episode, claw_task, openai_judge, real_checkout
 
@@ -31,6 +32,7 @@ ANSWER = "Needs reply: msg_001, msg_002, msg_007. FYI: msg_003, msg_005. Spam: m
 def checkout(monkeypatch: pytest.MonkeyPatch) -> Path:
     root = real_checkout()
     monkeypatch.setenv("CLAW_EVAL_PATH", str(root))
+    monkeypatch.delenv(JUDGE_ENV, raising=False)
     return root
 
 
@@ -107,3 +109,11 @@ def test_a_task_the_checkout_does_not_hold_is_graded_from_its_declared_checks_sa
     grade = grade_claw(task, triage().record(), {}, [])
     assert grade.external is not None and "has no task T999_not_there" in grade.external["graded_by"]
     assert grade.score == 1.0 and grade.judged
+
+
+def test_a_judge_named_in_the_environment_that_cannot_be_used_leaves_the_grade_not_judged_saying_why(
+    checkout: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(JUDGE_ENV, "openai-judge")
+    grade = grade_claw(claw_task(), triage().record(), {}, [])
+    assert not grade.judged and grade.not_judged[0].startswith(f"{JUDGE_ENV}=openai-judge cannot be used")
