@@ -302,9 +302,9 @@ class Task(_Model):
     def _unique_ids(self) -> Task:
         if self.external is None:
             if not self.services:
-                raise ValueError("services: name at least one service the agent gets")
+                raise ValueError("services: name at least 1 service the agent gets")
             if not self.completion_checks:
-                raise ValueError("completion_checks: write at least one check")
+                raise ValueError("completion_checks: write at least 1 check")
         for what, ids in (
             ("completion check", [c.id for c in self.completion_checks]),
             ("forbidden action", [f.id for f in self.forbidden_actions]),

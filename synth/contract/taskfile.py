@@ -123,6 +123,9 @@ def _message(err: Mapping[str, Any]) -> tuple[str, str | None]:
     return msg, None
 
 
+_FIELD_FIRST = re.compile(r"([a-z][a-z0-9_]*): ")
+
+
 def validation_errors(exc: ValidationError, data: Any = _NOT_GIVEN) -> list[tuple[str, str]]:
     """(field path, message) for each problem of a pydantic validation error, in plain words.
 
@@ -136,6 +139,9 @@ def validation_errors(exc: ValidationError, data: Any = _NOT_GIVEN) -> list[tupl
         loc = clean_loc(err["loc"], data, missing=err["type"] == "missing")
         if extra is not None:
             loc.append(extra)
+        named = _FIELD_FIRST.match(message) if not loc else None
+        if named:  # a whole-document rule about one field ("completion_checks: write at least one check")
+            loc, message = [named.group(1)], message[named.end() :]
         found.append((loc, message, _is_mismatch(err["type"])))
     out: list[tuple[str, str]] = []
     for loc, message, mismatch in found:
