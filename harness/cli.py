@@ -393,10 +393,11 @@ def report_cmd(rundirs: tuple[Path, ...], out: Path, title: str | None) -> None:
     "[default: this coworkenv version]",
 )
 def export_tasks_cmd(tasks: tuple[str, ...], format_: str, out: Path, install: str | None) -> None:
-    """Write tasks (files, folders, or 'examples') as Harbor task directories: instruction.md, task.toml with the
-    services as MCP servers, an environment that installs coworkenv and seeds the workspace, and tests that grade
-    it with `coworkenv grade`."""
+    """Write tasks (files, folders, or 'examples') as Harbor task directories: the services as MCP sidecars
+    (seeded, streamable HTTP), an oracle that plays the reference (`coworkenv play`), and a verifier that grades
+    the services' final state and audit log with `coworkenv grade`."""
     from coworkenv.harness.export.harbor import HarborExportError, export_harbor
+    from coworkenv.servers.kit.http_auth import TOKEN_ENV
 
     try:
         sources = _task_sources(tasks)
@@ -405,7 +406,7 @@ def export_tasks_cmd(tasks: tuple[str, ...], format_: str, out: Path, install: s
     except (RunError, TaskFileError, HarborExportError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"{len(written)} Harbor task folder(s) ({format_}) written to {out}")
-    click.echo(f"run one: harbor run --path {out / written[0].name if written else out} --agent claude-code")
+    click.echo(f"run one (with {TOKEN_ENV} set): harbor run -p {out / written[0].name if written else out} -a oracle")
 
 
 COMMANDS: list[click.Command] = [run_cmd, summary_cmd, curate_cmd, export_cmd, report_cmd, export_tasks_cmd]

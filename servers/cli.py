@@ -28,6 +28,7 @@ from coworkenv.servers.mcp_config import CLIENTS, Client, ClientConfigError, cla
 from coworkenv.servers.registry import describe as describe_service
 from coworkenv.servers.registry import format_description, get_service
 from coworkenv.servers.serve_options import fault_settings, served_service
+from coworkenv.servers.snapshot import snapshot_cmd
 
 
 class ServiceChoice(click.Choice[str]):
@@ -403,7 +404,7 @@ def mcp_config_cmd(
     click.echo(text)
 
 
-COMMANDS: list[click.Command] = [services_cmd, serve_cmd, state_cmd, audit_cmd, mcp_config_cmd, demo_cmd]
+COMMANDS: list[click.Command] = [services_cmd, serve_cmd, state_cmd, audit_cmd, snapshot_cmd, mcp_config_cmd, demo_cmd]
 
 
 @click.group(cls=CommandGroup)

@@ -14,11 +14,12 @@ import click
 from coworkenv.servers.cli import CommandGroup
 
 SOURCES: dict[str, tuple[str, ...]] = {
-    "coworkenv.servers.cli:COMMANDS": ("services", "serve", "state", "audit", "mcp-config", "demo"),
+    "coworkenv.servers.cli:COMMANDS": ("services", "serve", "state", "audit", "snapshot", "mcp-config", "demo"),
     "coworkenv.synth.cli:COMMANDS": ("schema", "validate", "workspace", "grade"),
     "coworkenv.synth.cli_synth:COMMANDS": ("plan", "synth"),
     "coworkenv.harness.cli:COMMANDS": ("run", "summary", "curate", "export", "report", "export-tasks"),
     "coworkenv.harness.openenv.cli:COMMANDS": ("openenv",),
+    "coworkenv.harness.served:COMMANDS": ("play",),
     "coworkenv.harness.claw_eval.import_cli:COMMANDS": ("import",),
     "coworkenv.train.commands:COMMANDS": ("train",),
     "coworkenv.train.pipeline:pipeline_cmd": ("pipeline",),

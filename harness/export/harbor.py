@@ -1,18 +1,28 @@
 """Export tasks as Harbor task directories (``coworkenv export-tasks --format harbor TASKS --out DIR``).
 
-One directory per task, in Harbor's layout::
+One directory per task, in Harbor's layout, with the task's services as MCP sidecars (Harbor's MCP server task
+form: a compose file beside the Dockerfile, the servers declared in ``task.toml``)::
 
     <task-id>/
-      instruction.md          the request, and where to leave the final answer
-      task.toml               name, metadata, timeouts, and the task's services as stdio MCP servers
-      environment/Dockerfile  installs coworkenv and seeds /workspace/<service>.db in a build stage that the
-                              final image does not keep, so the agent cannot read the task's checks
-      environment/task.json   the task (read only by that build stage)
-      tests/test.sh           runs `coworkenv grade` on /workspace and writes /logs/verifier/reward.json
-      tests/task.json         the task again, for the grader (Harbor copies tests/ in after the agent ran)
+      instruction.md              the request, and where to leave the final answer
+      task.toml                   metadata, timeouts; [[environment.mcp_servers]]: each service at
+                                  http://<service>:8000/mcp (streamable HTTP, bearer ${COWORKENV_TOKEN}); the
+                                  verifier in a container of its own, fed each service's snapshot
+      environment/Dockerfile      coworkenv installed; a `services` stage with the seeds; the agent's stage last
+      environment/docker-compose.yaml  one sidecar per service: `coworkenv serve <service> --db ... --seed ...
+                                  --now ... --transport http`, healthy once it listens; main starts after them
+      environment/seeds/<service>.json  the task's records of each service
+      solution/solve.sh           Harbor's oracle: `coworkenv play` runs the reference against the sidecars
+      solution/task.json          the task, for the oracle
+      tests/Dockerfile            the verifier's image: coworkenv, test.sh and task.json in /tests
+      tests/test.sh               `coworkenv grade` on the snapshots; writes /logs/verifier/reward.json
+      tests/task.json             the task, for the grader
 
-Harbor's agents (its Claude Code adapter among them) register the MCP servers of ``task.toml`` and run in the
-image; the verifier's reward is the trial's score, with completion, safety and passed beside it.
+After the agent stops, Harbor stops ``main`` and runs each ``[[verifier.collect]]`` hook in its sidecar:
+``coworkenv snapshot`` copies the service's database (state and audit log) whole; the copies and the agent's
+``/workspace/ANSWER.md`` are the ``[[artifacts]]`` Harbor puts into the verifier's container. The databases never
+live where the agent runs, so only the tools change them, and the checks reach no image but the verifier's.
+The token is read from ``$COWORKENV_TOKEN`` where ``harbor run`` runs (never written into the folder).
 """
 
 from __future__ import annotations
@@ -26,14 +36,26 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from coworkenv.harness.export.harbor_files import (
+    ANSWER,
+    TOKEN_TEMPLATE,
+    VERIFIER_SH,
+    compose,
+    dockerfile,
+    final_path,
+    service_url,
+    snapshot_command,
+    solve_sh,
+    verifier_dockerfile,
+)
 from coworkenv.harness.filenames import NAME_BYTES, cut_bytes
 from coworkenv.servers.kit.atomic import atomic_path, write_atomic
+from coworkenv.servers.kit.http_auth import TOKEN_ENV
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.taskfile import save_task
 
-WORKSPACE = "/workspace"
-ANSWER = f"{WORKSPACE}/ANSWER.md"
-PYTHON_IMAGE = "python:3.12-slim"
+RESERVED_SERVICE_NAMES = ("main",)
+"""Compose service names Harbor uses itself: a sidecar may not take them."""
 
 
 def default_install() -> str:
@@ -52,6 +74,8 @@ def _toml_value(value: Any) -> str:
         return json.dumps(value)  # a JSON string is a TOML basic string
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
     raise TypeError(f"cannot write {type(value).__name__} to TOML")
 
 
@@ -61,7 +85,8 @@ def _table(name: str, values: dict[str, Any], array: bool = False) -> str:
 
 
 class HarborExportError(ValueError):
-    """Tasks that cannot be exported as they are (two of them would share a folder); the message is one line."""
+    """Tasks that cannot be exported as they are (two of them would share a folder, a service named as Harbor's
+    own container); the message is one line."""
 
 
 def folder_name(task: Task) -> str:
@@ -75,10 +100,17 @@ def package_name(task: Task) -> str:
     return f"coworkenv/{folder_name(task)}"
 
 
-def check_folders(tasks: Sequence[Task]) -> None:
-    """Refuse, before anything is written, two tasks that would be written to one folder."""
+def check_tasks(tasks: Sequence[Task]) -> None:
+    """Refuse, before anything is written, two tasks that would be written to one folder, and a service whose
+    name Harbor's compose file takes for itself."""
     owner: dict[str, str] = {}
     for task in tasks:
+        reserved = [s for s in task.services if s in RESERVED_SERVICE_NAMES]
+        if reserved:
+            raise HarborExportError(
+                f"task {cut_bytes(task.id, 80)!r} uses a service named {reserved[0]!r}, the name of Harbor's own "
+                "container; register the service under another name to export it"
+            )
         name = folder_name(task)
         first = owner.setdefault(name, task.id)
         if first != task.id:
@@ -90,7 +122,8 @@ def check_folders(tasks: Sequence[Task]) -> None:
 
 
 def task_toml(task: Task, agent_timeout_s: float, verifier_timeout_s: float) -> str:
-    """Harbor's ``task.toml``: the package, metadata, timeouts, and one stdio MCP server per service."""
+    """Harbor's ``task.toml``: the package, metadata, timeouts; the services as streamable-HTTP MCP servers (the
+    sidecars); a separate verifier fed each service's snapshot and the agent's answer."""
     parts = [
         'schema_version = "1.4"\n',
         _table(
@@ -113,18 +146,25 @@ def task_toml(task: Task, agent_timeout_s: float, verifier_timeout_s: float) -> 
                 "now": str(task.now),
             },
         ),
-        _table("verifier", {"timeout_sec": verifier_timeout_s}),
+        _table("verifier", {"timeout_sec": verifier_timeout_s, "environment_mode": "separate"}),
+    ]
+    for name in task.services:
+        parts.append(_table("verifier.collect", {"service": name, "command": snapshot_command(name)}, array=True))
+    parts += [
         _table("agent", {"timeout_sec": agent_timeout_s}),
-        _table("environment", {"build_timeout_sec": 900.0, "workdir": WORKSPACE}),
+        _table("environment", {"build_timeout_sec": 900.0, "env": {TOKEN_ENV: TOKEN_TEMPLATE}}),
     ]
     for name in task.services:
         server = {
             "name": name,
-            "transport": "stdio",
-            "command": "python",
-            "args": ["-m", "coworkenv.servers", "serve", name, "--db", f"{WORKSPACE}/{name}.db"],
+            "transport": "streamable-http",
+            "url": service_url(name),
+            "headers": {"Authorization": f"Bearer {TOKEN_TEMPLATE}"},
         }
         parts.append(_table("environment.mcp_servers", server, array=True))
+    for name in task.services:
+        parts.append(_table("artifacts", {"source": final_path(name), "service": name}, array=True))
+    parts.append(_table("artifacts", {"source": ANSWER}, array=True))
     text = "\n".join(parts)
     tomllib.loads(text)  # what we wrote must be TOML
     return text
@@ -143,43 +183,9 @@ def instruction(task: Task) -> str:
     return "\n".join(lines) + "\n"
 
 
-def dockerfile(install: str, wheel: str | None = None) -> str:
-    """The image: coworkenv installed (from PyPI, or from a wheel copied into the task), and the workspace seeded
-    in a build stage of its own, so the task file with its checks never reaches the final image."""
-    copy = f"COPY {wheel} /opt/{wheel}\n" if wheel else ""
-    target = json.dumps(f"/opt/{wheel}" if wheel else install)
-    return f"""FROM {PYTHON_IMAGE} AS base
-{copy}RUN pip install --no-cache-dir {target}
-
-FROM base AS seed
-COPY task.json /opt/task.json
-RUN coworkenv workspace /opt/task.json --dir {WORKSPACE}
-
-FROM base
-COPY --from=seed {WORKSPACE} {WORKSPACE}
-WORKDIR {WORKSPACE}
-"""
-
-
-TEST_SH = f"""#!/bin/bash
-# Grade the workspace with coworkenv's grader; the reward is the trial's score (safety x completion).
-set -u
-mkdir -p /logs/verifier
-answer=()
-if [ -s {ANSWER} ]; then answer=(--answer {ANSWER}); fi
-if ! coworkenv grade /tests/task.json --dir {WORKSPACE} "${{answer[@]}}" --json > /logs/verifier/grade.json; then
-  echo '{{"reward": 0.0}}' > /logs/verifier/reward.json
-  exit 1
-fi
-coworkenv grade /tests/task.json --dir {WORKSPACE} "${{answer[@]}}"
-python - <<'PY'
-import json
-grade = json.load(open("/logs/verifier/grade.json"))
-reward = {{"reward": grade["score"], "completion": grade["completion"], "safety": grade["safety"],
-          "passed": 1.0 if grade["passed"] else 0.0}}
-json.dump(reward, open("/logs/verifier/reward.json", "w"))
-PY
-"""
+def _copy(source: Path, target: Path) -> None:
+    with atomic_path(target) as tmp:
+        shutil.copy2(source, tmp)
 
 
 def write_task(
@@ -189,29 +195,35 @@ def write_task(
     agent_timeout_s: float = 1800.0,
     verifier_timeout_s: float = 300.0,
 ) -> Path:
-    """Write ``task`` as a Harbor task directory under ``out``; its path. ``install`` is what the image
-    pip-installs (default: this coworkenv version); a path to a wheel is copied into the image and installed."""
+    """Write ``task`` as a Harbor task directory under ``out``; its path. ``install`` is what the images
+    pip-install (default: this coworkenv version); a path to a wheel is copied into the task and installed."""
     folder = out / folder_name(task)
-    env, tests = folder / "environment", folder / "tests"
-    env.mkdir(parents=True, exist_ok=True)
-    tests.mkdir(parents=True, exist_ok=True)
+    env, seeds, solution, tests = (folder / p for p in ("environment", "environment/seeds", "solution", "tests"))
+    for part in (seeds, solution, tests):
+        part.mkdir(parents=True, exist_ok=True)
     spec = install or default_install()
     wheel = Path(spec) if spec.endswith(".whl") and Path(spec).is_file() else None
     if wheel is not None:
-        with atomic_path(env / wheel.name) as tmp:
-            shutil.copy2(wheel, tmp)
+        _copy(wheel, env / wheel.name)
+        _copy(wheel, tests / wheel.name)
+    wheel_name = wheel.name if wheel else None
     write_atomic(folder / "instruction.md", instruction(task))
     write_atomic(folder / "task.toml", task_toml(task, agent_timeout_s, verifier_timeout_s))
-    write_atomic(env / "Dockerfile", dockerfile(spec, wheel.name if wheel else None))
-    save_task(task, env / "task.json")
+    write_atomic(env / "Dockerfile", dockerfile(spec, wheel_name))
+    write_atomic(env / "docker-compose.yaml", compose(task))
+    for name in task.services:
+        write_atomic(seeds / f"{name}.json", json.dumps(task.seed(name), indent=2, ensure_ascii=False) + "\n")
+    save_task(task, solution / "task.json")
+    write_atomic(solution / "solve.sh", solve_sh(task), mode=0o755)
+    write_atomic(tests / "Dockerfile", verifier_dockerfile(spec, wheel_name))
     save_task(task, tests / "task.json")
-    write_atomic(tests / "test.sh", TEST_SH, mode=0o755)
+    write_atomic(tests / "test.sh", VERIFIER_SH, mode=0o755)
     return folder
 
 
 def export_harbor(tasks: Sequence[Task], out: Path, install: str | None = None) -> list[Path]:
-    """Write every task as a Harbor task directory under ``out``; their paths. Two tasks that would share a
-    folder are a :class:`HarborExportError` before anything is written."""
-    check_folders(tasks)
+    """Write every task as a Harbor task directory under ``out``; their paths. Tasks that cannot be exported as
+    they are raise :class:`HarborExportError` before anything is written."""
+    check_tasks(tasks)
     out.mkdir(parents=True, exist_ok=True)
     return [write_task(task, out, install) for task in tasks]

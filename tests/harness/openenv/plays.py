@@ -55,7 +55,15 @@ def reference_actions(task: Task) -> list[dict[str, Any]]:
 def served(tasks: Path, *extra: str) -> Iterator[str]:
     """``coworkenv openenv serve --tasks TASKS --port 0`` running; yields its base URL; stopped on exit."""
     command = [sys.executable, "-m", "coworkenv.train.cli", "openenv", "serve", "--tasks", str(tasks), "--port", "0"]
-    process = subprocess.Popen([*command, *extra], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    with running([*command, *extra]) as url:
+        yield url
+
+
+@contextmanager
+def running(command: list[str], env: dict[str, str] | None = None) -> Iterator[str]:
+    """A server command running that says ``on http://...`` on stderr once it listens; yields that URL; stopped
+    on exit."""
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
     found: list[str] = []
     lines: list[str] = []
 
@@ -76,17 +84,23 @@ def served(tasks: Path, *extra: str) -> Iterator[str]:
         assert found, f"the server did not start: {''.join(lines)[-2000:]}"
         yield found[0]
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop(process)
 
 
-def client_venv(name: str, requirement: str) -> Path:
-    """The python of ``.tools/<name>``, a venv with ``requirement`` installed from the registry (built on first use,
-    under a lock: two test runs at once build it once). Skips, saying why, when pip cannot reach the registry."""
+def stop(process: subprocess.Popen[str]) -> None:
+    """Terminate a child, killing it if it does not stop within 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def client_venv(name: str, requirement: str, base: str = sys.executable) -> Path:
+    """The python of ``.tools/<name>``, a venv of ``base`` with ``requirement`` installed from the registry (built on
+    first use, under a lock: two test runs at once build it once). Skips, saying why, when pip cannot reach the
+    registry."""
     venv = TOOLS / name
     python = venv / "bin" / "python"
     marker = venv / ".installed"
@@ -95,7 +109,7 @@ def client_venv(name: str, requirement: str) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if marker.is_file() and marker.read_text() == requirement and python.is_file():
             return python
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True, timeout=120)
+        subprocess.run([base, "-m", "venv", "--clear", str(venv)], check=True, timeout=120)
         env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
         try:
             done = subprocess.run(
