@@ -151,6 +151,8 @@ def _theirs(
     }
     if notes:
         extra["notes"] = notes
+    if found.printed:
+        extra["grader_printed"] = found.printed
     return Grade(
         task_id=task.id,
         completion=found.completion,

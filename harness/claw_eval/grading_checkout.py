@@ -14,13 +14,16 @@ from __future__ import annotations
 import base64
 import importlib
 import inspect
+import io
 import os
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TextIO
 
 from coworkenv.harness.claw_eval.judge import JudgeSession
 from coworkenv.synth.contract.task import Task
@@ -46,6 +49,10 @@ class ClawPackage:
     scoring: ModuleType
 
 
+MAX_PRINTED = 20_000
+"""The most of a grader's printed output kept with its grade (the last characters)."""
+
+
 @dataclass(frozen=True)
 class TheirGrade:
     """What Claw-Eval's grader found: its dimension scores and its task score."""
@@ -57,6 +64,52 @@ class TheirGrade:
     task_score: float
     passed: bool
     judge_calls: list[dict[str, Any]]
+    printed: str = ""
+    """What the grader printed (Claw-Eval's graders log their sub-scores with print), kept with the grade instead of
+    interleaving with our own output."""
+
+
+class _ThreadStdout(io.TextIOBase):
+    """sys.stdout for the life of the process once a grader ran: a thread that is running a grader writes into its
+    own buffer, every other write goes where stdout went before."""
+
+    def __init__(self, real: TextIO) -> None:
+        self.real = real
+        self.local = threading.local()
+
+    def write(self, text: str) -> int:
+        buffer: io.StringIO | None = getattr(self.local, "buffer", None)
+        if buffer is not None:
+            return buffer.write(text)
+        return self.real.write(text)
+
+    def flush(self) -> None:
+        if getattr(self.local, "buffer", None) is None:
+            self.real.flush()
+
+    def fileno(self) -> int:
+        return self.real.fileno()
+
+    def isatty(self) -> bool:
+        return self.real.isatty()
+
+
+_STDOUT_LOCK = threading.Lock()
+
+
+@contextmanager
+def _captured() -> Iterator[io.StringIO]:
+    """What this thread prints inside the block, kept; other threads print as before."""
+    with _STDOUT_LOCK:
+        if not isinstance(sys.stdout, _ThreadStdout):
+            sys.stdout = _ThreadStdout(sys.stdout)
+        proxy = sys.stdout
+    buffer = io.StringIO()
+    proxy.local.buffer = buffer
+    try:
+        yield buffer
+    finally:
+        proxy.local.buffer = None
 
 
 def checkout_of(task: Task) -> Path | None:
@@ -165,7 +218,8 @@ def run_grader(
         kwargs["env_snapshot"] = snapshot
     if hasattr(their_judge, "reset_call_log"):
         their_judge.reset_call_log()
-    scores = grader.grade(trace_messages, trace_dispatches, definition, **kwargs)
+    with _captured() as printed:
+        scores = grader.grade(trace_messages, trace_dispatches, definition, **kwargs)
     score = float(package.scoring.compute_task_score(scores))
     calls = their_judge.get_call_log() if hasattr(their_judge, "get_call_log") else []
     return TheirGrade(
@@ -176,4 +230,5 @@ def run_grader(
         task_score=score,
         passed=bool(package.scoring.is_pass(score)),
         judge_calls=[dict(c) for c in calls],
+        printed=printed.getvalue()[-MAX_PRINTED:],
     )

@@ -84,7 +84,9 @@ def test_a_tool_error_without_recovery_costs_robustness_as_its_grader_counts_it(
     assert grade.robustness == 0.5, "one erroring tool never recovered; floor min(1/2 successful, 0.5)"
 
 
-def test_a_multi_turn_tasks_clarification_and_answer_are_judged_by_its_llm_judge(checkout: Path) -> None:
+def test_a_multi_turn_tasks_clarification_and_answer_are_judged_by_its_llm_judge(
+    checkout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     script = Script(
         [
             openai_completion('{"score": 0.5, "reasoning": "asked some"}'),
@@ -102,6 +104,8 @@ def test_a_multi_turn_tasks_clarification_and_answer_are_judged_by_its_llm_judge
         "evaluate",
         "evaluate",
     ]
+    assert "[grader]" in grade.external["grader_printed"], "what its grader prints is kept with the grade"
+    assert "[grader]" not in capsys.readouterr().out, "and does not reach our output"
 
 
 def test_a_task_the_checkout_does_not_hold_is_graded_from_its_declared_checks_saying_so(checkout: Path) -> None:
