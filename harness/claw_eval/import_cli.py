@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
-import inspect
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -18,25 +15,14 @@ def import_group() -> None:
 
 
 def _parity(checkout: Path, out: Path) -> None:
-    """Run the parity check of the imported tasks, when its module is installed."""
+    """Run the parity check of the imported tasks of ``out`` against the mocks of ``checkout``; its lines to stdout
+    (the agreement last), one progress line per task to stderr."""
+    from coworkenv.harness.claw_eval.parity import ParityError, run_parity
+
     try:
-        module = importlib.import_module("coworkenv.harness.claw_eval.parity")
-    except ModuleNotFoundError as exc:
-        if exc.name != "coworkenv.harness.claw_eval.parity":
-            raise
-        click.echo("--parity: coworkenv.harness.claw_eval.parity is not available; no parity check was run")
-        return
-    run_parity = getattr(module, "run_parity", None)
-    if run_parity is None:
-        click.echo("--parity: coworkenv.harness.claw_eval.parity has no run_parity; no parity check was run")
-        return
-    given: dict[str, Any] = {"checkout": checkout, "out": out, "tasks": out, "report": out / REPORT_FILE}
-    params = inspect.signature(run_parity).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    kwargs = {k: v for k, v in given.items() if k in params} if not takes_any else given
-    result = run_parity(**kwargs)
-    if isinstance(result, str) and result:
-        click.echo(result)
+        run_parity(checkout, out, echo=click.echo, progress=lambda line: click.echo(line, err=True))
+    except ParityError as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 @import_group.command("claw-eval")

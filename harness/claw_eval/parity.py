@@ -107,11 +107,13 @@ def run_parity(
     grade_outputs: bool = True,
     echo: Callable[[str], None] | None = print,
     base: Callable[[str], Service] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> ParityReport:
     """Parity of every imported task of ``out`` with the mock services of ``checkout`` (see the module doc).
 
     ``claw_python``: the interpreter that runs the mocks (needs fastapi and uvicorn; default this one).
-    ``base``: our service of a name (default the registry's). Raises :class:`ParityError` when nothing can run."""
+    ``base``: our service of a name (default the registry's). ``progress``: told one line per task as it is done.
+    Raises :class:`ParityError` when nothing can run."""
     python = claw_python or sys.executable
     lacking = missing_modules(python)
     if lacking:
@@ -128,8 +130,11 @@ def run_parity(
     package, why = package_for(checkout) if grade_outputs else (None, "grader outputs not compared: not asked")
     report = ParityReport(sequences=sequences, seed=seed)
     run = _Run(checkout, python, sequences, seed, package, why, base)
-    for task in tasks:
-        report.tasks.append(anyio.run(run.task, task))
+    for number, task in enumerate(tasks, 1):
+        found = anyio.run(run.task, task)
+        report.tasks.append(found)
+        if progress is not None:
+            progress(f"parity {number}/{len(tasks)} {found.source}: {found.progress_line()}")
     write_atomic(out / REPORT_FILE, json.dumps(report.as_json(), indent=2, ensure_ascii=False, default=str) + "\n")
     if echo is not None:
         for line in report.lines():

@@ -66,6 +66,16 @@ class TaskParity:
     problem: str | None = None
     """Why the task was not compared (a mock that did not start, say); None when it was."""
 
+    def progress_line(self) -> str:
+        """How this task went, in a few words."""
+        if self.problem is not None:
+            return f"not compared: {self.problem}"
+        total = Tally()
+        for part in (self.calls, self.audits, self.grades):
+            total.merge(part)
+        kinds = f" (differs in: {', '.join(sorted(self.first))})" if self.first else ""
+        return f"{total.agreeing}/{total.compared} agree{kinds}"
+
     def note(self, found: Disagreement) -> None:
         self.first.setdefault(found.kind, found)
 

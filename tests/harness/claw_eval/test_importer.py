@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-import types
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +19,7 @@ import yaml
 from click.testing import CliRunner
 from pydantic import BaseModel
 
-from coworkenv.harness.claw_eval import import_cli
+from coworkenv.harness.claw_eval import parity as parity_module
 from coworkenv.harness.claw_eval.import_task import DEFAULT_NOW
 from coworkenv.harness.claw_eval.importer import REPORT_FILE, NotACheckout, import_claw_eval
 from coworkenv.harness.run import load_task_set
@@ -341,37 +339,35 @@ def test_a_folder_without_tasks_is_not_a_checkout_and_says_so_in_one_line(tmp_pa
     assert not (tmp_path / "out").exists()
 
 
-def test_the_command_prints_the_summary_and_runs_parity_when_asked(
+def test_the_command_prints_the_summary_then_parity_with_a_line_per_task_on_stderr(
     checkout: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls: list[dict[str, Any]] = []
+    calls: list[tuple[Path, Path]] = []
 
-    def run_parity(checkout: Path, out: Path) -> str:
-        calls.append({"checkout": checkout, "out": out})
-        return "parity: 2 of 2 agree"
+    def run_parity(checkout: Path, out: Path, *, echo: Callable[[str], None], progress: Callable[[str], None]) -> None:
+        calls.append((checkout, out))
+        progress("parity 1/1 T010_todo_cleanup: 12/12 agree")
+        echo("parity: 100.0 % agreement (12 of 12)")
 
-    parity = types.ModuleType("coworkenv.harness.claw_eval.parity")
-    parity.run_parity = run_parity  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "coworkenv.harness.claw_eval.parity", parity)
+    monkeypatch.setattr(parity_module, "run_parity", run_parity)
     out = tmp_path / "out"
     result = CliRunner().invoke(main, ["import", "claw-eval", str(checkout), "--out", str(out), "--parity"])
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
-    assert lines[0].startswith("imported 2 of 5 tasks; refused: ")
-    assert lines[-1] == "parity: 2 of 2 agree" and calls == [{"checkout": checkout, "out": out}]
+    assert result.stdout.splitlines()[0].startswith("imported 2 of 5 tasks; refused: ")
+    assert result.stdout.splitlines()[-1] == "parity: 100.0 % agreement (12 of 12)"
+    assert result.stderr.splitlines() == ["parity 1/1 T010_todo_cleanup: 12/12 agree"]
+    assert calls == [(checkout, out)]
 
 
-def test_parity_without_its_module_says_so_in_one_line(
-    checkout: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "coworkenv.harness.claw_eval.parity", None)
-    result = CliRunner().invoke(import_cli.import_group, ["claw-eval", str(checkout), "--out", str(tmp_path / "o")])
-    assert result.exit_code == 0
-    result = CliRunner().invoke(
-        import_cli.import_group, ["claw-eval", str(checkout), "--out", str(tmp_path / "o"), "--parity"]
+def test_parity_over_a_folder_with_nothing_imported_is_one_line_saying_what_to_do(tmp_path: Path) -> None:
+    root = tmp_path / "ce"
+    _write(root, "T020_web_lookup", _task("T020_web_lookup", services=[_service("web_real", None)]))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["import", "claw-eval", str(root), "--out", str(out), "--parity"])
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"Error: {out} holds no imported Claw-Eval task; run `coworkenv import claw-eval CHECKOUT --out {out}`"
     )
-    assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[-1].startswith("--parity: coworkenv.harness.claw_eval.parity is not available")
 
 
 @pytest.mark.skipif(not os.environ.get("CLAW_EVAL_PATH"), reason="CLAW_EVAL_PATH names no Claw-Eval checkout")
