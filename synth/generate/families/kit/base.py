@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -35,6 +35,9 @@ from coworkenv.synth.contract.task import (
 )
 from coworkenv.synth.generate.families.kit.names import NamePool, slug
 from coworkenv.synth.generate.families.kit.vocabulary import Phrasebook
+
+if TYPE_CHECKING:
+    from coworkenv.synth.generate.resources import ResourceSet
 
 CROSS = "cross-service lookup"
 WINDOW = "time-window filtering"
@@ -79,8 +82,17 @@ _EPOCH = datetime(2026, 1, 5, tzinfo=UTC)
 class TaskBuilder:
     """Collects one task. Families call :meth:`add`, :meth:`check`, :meth:`forbid`, :meth:`call`, :meth:`say`."""
 
-    def __init__(self, family: Family, services: tuple[str, ...], difficulty: Difficulty, seed: int) -> None:
+    def __init__(
+        self,
+        family: Family,
+        services: tuple[str, ...],
+        difficulty: Difficulty,
+        seed: int,
+        resources: ResourceSet | None = None,
+    ) -> None:
         self.family = family
+        self.resources = resources
+        """A user's loaded files (``coworkenv synth --from``), for families that take them as their subject."""
         self.services = services
         self.difficulty = difficulty
         self.seed = seed
@@ -355,11 +367,13 @@ class Family(ABC):
     def build(self, b: TaskBuilder) -> str:
         """Fill the builder for one task and return the request, in the user's words."""
 
-    def make(self, services: tuple[str, ...], difficulty: Difficulty, seed: int) -> Task:
+    def make(
+        self, services: tuple[str, ...], difficulty: Difficulty, seed: int, resources: ResourceSet | None = None
+    ) -> Task:
         if services not in self.service_options:
             options = ", ".join("+".join(o) for o in self.service_options)
             raise ValueError(f"{self.name} builds tasks for the service sets {options}, not {'+'.join(services)}")
-        b = TaskBuilder(self, services, difficulty, seed)
+        b = TaskBuilder(self, services, difficulty, seed, resources)
         return b.finish(self.build(b))
 
 
