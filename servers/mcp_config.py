@@ -46,9 +46,10 @@ class ClientConfigError(ValueError):
 
 def stdio_command(db_dir: Path, name: str, python: str | None = None, extra: Sequence[str] = ()) -> list[str]:
     """The command line that serves ``name`` over stdio on its database in ``db_dir``; ``extra``: more options of
-    ``serve`` (a tool profile, injected faults)."""
+    ``serve`` (a tool profile, injected faults). It starts through :mod:`coworkenv.servers.quick`, which lists the
+    tools within milliseconds while the service imports (clients that wait only a few seconds for them)."""
     db = str((db_dir / f"{name}.db").resolve())
-    return [python or sys.executable, "-m", "coworkenv.servers", "serve", name, "--db", db, *extra]
+    return [python or sys.executable, "-m", "coworkenv.servers.quick", "serve", name, "--db", db, *extra]
 
 
 def _http_entry(client: Client, name: str, url: str) -> dict[str, Any]:

@@ -67,6 +67,19 @@ def _code_stamp() -> list[Any]:
     return stamp
 
 
+def _file_digest(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"  # serve refuses it; nothing is recorded for it
+
+
+def shipped(name: str) -> bool:
+    """Whether ``name`` is a service of this package (its code is in the stamp); a plugin's service is served
+    plainly, since its code is not."""
+    return (Path(__file__).resolve().parent / "examples" / f"{name}.json").is_file()
+
+
 def cache_key(serve_args: Sequence[str]) -> str:
     """The record's key: the options that shape the answers (state options left out) and the code's stamp."""
     shaping: list[str] = []
@@ -81,6 +94,10 @@ def cache_key(serve_args: Sequence[str]) -> str:
             continue
         if name not in STATE_FLAGS:
             shaping.append(arg)
+        if arg.startswith("@"):  # --declared @FILE: the file's text shapes the tools
+            shaping.append(_file_digest(arg[1:]))
+        elif arg.startswith("--declared=@"):
+            shaping.append(_file_digest(arg.split("=@", 1)[1]))
     blob = json.dumps([shaping, _code_stamp()], sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
@@ -268,9 +285,24 @@ def _pump(relay: Relay, write_fd: int) -> None:
         os.close(write_fd)
 
 
+def _state_plausible(args: Sequence[str]) -> bool:
+    """Whether the state options look usable (the database's folder there, the seed a file): when they do not, the
+    plain server starts, so the client sees its one-line error rather than tools answered from a record."""
+    for db in _values(args, "--db"):
+        path = Path(db).expanduser()
+        if path.is_dir() or any(p.exists() and not p.is_dir() for p in path.parents):
+            return False  # serve makes a missing folder, but cannot put a database in a folder's place
+    return all(Path(seed).expanduser().is_file() for seed in _values(args, "--seed"))
+
+
+def _values(args: Sequence[str], option: str) -> list[str]:
+    return [args[i + 1] for i, a in enumerate(args[:-1]) if a == option]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] != "serve" or any(a in ("--transport=http", "--help") for a in args):
+    plain = any(a in ("--transport=http", "--help", "-h") for a in args) or "http" in _values(args, "--transport")
+    if len(args) < 2 or args[0] != "serve" or plain or not shipped(args[1]) or not _state_plausible(args):
         from coworkenv.servers.cli import main as cli_main  # not a stdio serve: the plain command line
 
         cli_main(args)

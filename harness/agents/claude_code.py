@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -70,6 +71,8 @@ from coworkenv.synth.providers import scrub
 CLAUDE_CODE_VERSION = "2.1.332"
 """The Claude Code release this agent is tested against (``.ci/run`` installs exactly this one)."""
 INSTALL = f"npm install -g @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}"
+MIN_CLAUDE_CODE = (2, 1, 197)
+"""The oldest Claude Code release this agent is tested with (the newest npm installs on Node 20)."""
 EXECUTABLE_ENV = "COWORKENV_CLAUDE"
 WAIT_FOR_MCP = {"MCP_CONNECTION_NONBLOCKING": "0", "MCP_TIMEOUT": "60000"}
 """Connect to the MCP servers before the first model request, waiting up to 60 s for each (milliseconds)."""
@@ -142,6 +145,32 @@ async def end_group(pid: int, wait_s: float = 5.0) -> None:
             await anyio.sleep(0.02)
 
 
+def installed_version(exe: str) -> tuple[int, ...]:
+    """The release of the Claude Code at ``exe`` (``claude --version``: "2.1.332 (Claude Code)");
+    :class:`ProviderConfigError` when it does not run, does not say, or is older than :data:`MIN_CLAUDE_CODE`."""
+    oldest = ".".join(map(str, MIN_CLAUDE_CODE))
+    try:
+        done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ProviderConfigError(f"`{exe} --version` did not answer ({exc}); reinstall it with `{INSTALL}`") from exc
+    said = (done.stdout or done.stderr).strip()
+    found = re.search(r"(\d+)\.(\d+)\.(\d+)", done.stdout or "")
+    if done.returncode != 0 or found is None:
+        last = said.splitlines()[-1] if said else f"exit status {done.returncode}"
+        raise ProviderConfigError(
+            f"`{exe} --version` failed ({scrub(last)[:200]}); Claude Code needs Node >= 18 (>= 22 for releases "
+            f"after {oldest}); install it with `{INSTALL}`"
+        )
+    version = tuple(int(part) for part in found.groups())
+    if version < MIN_CLAUDE_CODE:
+        raise ProviderConfigError(
+            f"Claude Code {'.'.join(map(str, version))} at {exe} is older than {oldest}, the oldest release the "
+            f"claude-code agent works with; install `{INSTALL}` (Node >= 22), or on Node 20 "
+            f"`npm install -g @anthropic-ai/claude-code@{oldest}`"
+        )
+    return version
+
+
 # ---------------------------------------------------------------------------------------------- the agent
 class ClaudeCodeAgent:
     """``claude-code``: an :class:`~coworkenv.harness.agents.base.EpisodeAgent` that drives the whole episode."""
@@ -170,15 +199,22 @@ class ClaudeCodeAgent:
         self.env = dict(env or {})
         self.usage = Usage()
         self.cost_usd = 0.0
+        self.version: tuple[int, ...] | None = None
+        """The release ``check_ready`` found."""
+        self._checked: str | None = None
 
     def check_ready(self) -> str:
-        """The path of the ``claude`` executable; :class:`ProviderConfigError` says how to install it."""
+        """The path of the ``claude`` executable, once it answered ``--version`` with a release this agent works
+        with; :class:`ProviderConfigError` says which release was found and what to install."""
         exe = shutil.which(self.executable)
         if exe is None:
             raise ProviderConfigError(
                 f"the {self.executable!r} executable is not on PATH; install it with `{INSTALL}` "
                 f"(or set {EXECUTABLE_ENV} to its path)"
             )
+        if self._checked != exe:
+            self.version = installed_version(exe)
+            self._checked = exe
         return exe
 
     def command(self, prompt: str, config_file: Path, session_id: str | None, io: Any) -> list[str]:

@@ -235,6 +235,9 @@ async def run(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--version"]:  # as the real one answers; FAKE_CLAUDE_VERSION plays another release
+        print(f"{os.environ.get('FAKE_CLAUDE_VERSION', '2.1.332')} (Claude Code)")
+        return
     args = parse(sys.argv[1:])
     check(args)
     anyio.run(run, args)

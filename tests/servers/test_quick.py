@@ -15,7 +15,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from coworkenv.servers.kit import ServiceState
-from coworkenv.servers.quick import cache_key, read_record
+from coworkenv.servers.quick import cache_key, read_record, shipped
 from coworkenv.servers.registry import get_service
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "servers" / "examples"
@@ -108,3 +108,29 @@ async def test_the_sdk_client_works_through_a_cold_and_a_warm_quick_start(tmp_pa
                 assert listed == {t.name for t in get_service("tickets").tools}
                 result = await client.call_tool("search_tickets", {})
                 assert not result.is_error
+
+
+def test_a_declared_tools_file_is_part_of_the_record_key(tmp_path: Path) -> None:
+    declared = tmp_path / "declared.json"
+    declared.write_text('[{"name": "todo_list_tasks"}]', encoding="utf-8")
+    args = ["todo", "--profile", "claw-eval:todo", "--declared", f"@{declared}"]
+    before = cache_key(args)
+    declared.write_text('[{"name": "todo_update_task"}]', encoding="utf-8")
+    assert cache_key(args) != before
+
+
+@pytest.mark.timeout(120)
+def test_a_server_that_cannot_start_is_not_answered_from_the_record(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _spawn("coworkenv.servers.quick", tmp_path / "a.db", cache, [INIT, INITIALIZED, LIST])
+    command = [sys.executable, "-m", "coworkenv.servers.quick", "serve", "tickets", "--db", str(tmp_path / "b.db")]
+    command += ["--seed", str(tmp_path / "no-such-seed.json")]
+    env = {**os.environ, "COWORKENV_STDIO_CACHE": str(cache)}
+    done = subprocess.run(command, input=json.dumps(INIT) + "\n", capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode != 0 and done.stdout == "", "no initialize answered for a server that never runs"
+    assert "no-such-seed.json" in done.stderr.strip().splitlines()[-1]
+
+
+def test_only_shipped_services_are_answered_from_a_record() -> None:
+    assert shipped("tickets") and shipped("todo")
+    assert not shipped("bookmarks") and not shipped("template"), "a plugin's code is not in the stamp"

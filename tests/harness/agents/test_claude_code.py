@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio
 import pytest
+from click.testing import CliRunner
 
 from coworkenv.harness.agents.base import EpisodeAgent
 from coworkenv.harness.agents.claude_code import ClaudeCodeAgent, StreamParser, unprefixed
@@ -21,6 +22,7 @@ from coworkenv.harness.messages import ToolCall
 from coworkenv.harness.run import RunOptions, run_tasks
 from coworkenv.harness.trajectory import read_trajectories
 from coworkenv.synth.contract.task import Task
+from coworkenv.train.cli import main
 from tests.synth.conftest import base_task
 
 pytestmark = pytest.mark.slow
@@ -214,6 +216,36 @@ async def test_a_missing_claude_executable_says_how_to_install_it(monkeypatch: p
         record = await run_episode(Task.model_validate(base_task()), ClaudeCodeAgent(executable="no-such-claude-here"))
     assert record.status == "infra_error"
     assert "npm install -g @anthropic-ai/claude-code" in (record.error or "")
+
+
+@pytest.mark.parametrize(
+    ("version", "said"),
+    [
+        ("2.0.14", "Claude Code 2.0.14 at "),
+        ("not a version", "--version` failed"),
+    ],
+)
+def test_a_claude_code_that_cannot_work_is_named_by_run_before_the_first_trial(
+    fake_claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str, said: str
+) -> None:
+    monkeypatch.setenv("FAKE_CLAUDE_VERSION", version)
+    task_file = tmp_path / "task.json"
+    task_file.write_text(json.dumps(base_task()), encoding="utf-8")
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--tasks", str(task_file), "--agent", "claude-code", "--out", str(out)])
+    assert result.exit_code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert said in line and "npm install -g @anthropic-ai/claude-code@" in line
+    assert not (out / "trajectories.jsonl").exists(), "nothing ran"
+
+
+def test_the_oldest_tested_claude_code_and_newer_ones_are_taken(
+    fake_claude: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for version, expected in (("2.1.197", (2, 1, 197)), ("2.2.0", (2, 2, 0))):
+        monkeypatch.setenv("FAKE_CLAUDE_VERSION", version)
+        agent = ClaudeCodeAgent()
+        assert agent.check_ready().endswith("claude") and agent.version == expected
 
 
 @pytest.mark.anyio

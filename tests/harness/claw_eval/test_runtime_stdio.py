@@ -44,7 +44,7 @@ def test_the_mcp_json_starts_each_server_on_the_profile_with_the_declared_tools(
     faults = ToolFaults(0.3, 8, (0.0, 0.5))
     (entry,) = task_services(todo_task()).stdio_config(tmp_path, faults)["mcpServers"].values()
     args = entry["args"]
-    assert args[:5] == ["-m", "coworkenv.servers", "serve", "todo", "--db"]
+    assert args[:5] == ["-m", "coworkenv.servers.quick", "serve", "todo", "--db"]
     assert args[args.index("--profile") + 1] == "claw-eval:todo"
     assert json.loads(args[args.index("--declared") + 1]) == json.loads(json.dumps(DECLARED, sort_keys=True))
     assert args[args.index("--faults") + 1] == "0.3" and args[args.index("--fault-slow") + 1] == "0.0,0.5"
