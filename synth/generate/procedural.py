@@ -18,6 +18,7 @@ from coworkenv.synth.contract.task import Task
 from coworkenv.synth.contract.validation.validate import validate_task
 from coworkenv.synth.generate.families import get_family
 from coworkenv.synth.generate.plan import Cell
+from coworkenv.synth.generate.resources import ResourceSet
 
 
 def derive_seed(*parts: object) -> int:
@@ -42,10 +43,11 @@ class ProceduralOutcome:
         return self.task is not None
 
 
-def build_task(cell: Cell, seed: int) -> Task:
-    """The family's task for this cell and seed, labelled with the cell's capability (listed first)."""
+def build_task(cell: Cell, seed: int, resources: ResourceSet | None = None) -> Task:
+    """The family's task for this cell and seed (on a user's loaded files, where given), labelled with the cell's
+    capability (listed first)."""
     family = get_family(cell.scenario)
-    task = family.make(tuple(cell.services), cell.difficulty, seed)
+    task = family.make(tuple(cell.services), cell.difficulty, seed, resources)
     capabilities = [cell.capability, *(c for c in task.capabilities if c != cell.capability)]
     metadata = {**task.metadata, "capability": cell.capability}
     return task.model_copy(update={"capabilities": capabilities, "metadata": metadata})
@@ -56,9 +58,11 @@ class ProceduralGenerator:
 
     name = "procedural"
 
-    def __init__(self, max_repairs: int = 2, execute: bool = True) -> None:
+    def __init__(self, max_repairs: int = 2, execute: bool = True, resources: ResourceSet | None = None) -> None:
         self.max_repairs = max_repairs
         self.execute = execute
+        self.resources = resources
+        """A user's loaded files (``--from``), handed to every family (those that take them ground tasks on them)."""
         self.made = 0
         self.failed = 0
 
@@ -67,7 +71,7 @@ class ProceduralGenerator:
         for attempt in range(self.max_repairs + 1):
             draft_seed = seed if attempt == 0 else derive_seed(seed, "repair", attempt)
             try:
-                task = build_task(cell, draft_seed)
+                task = build_task(cell, draft_seed, self.resources)
             except Exception as exc:  # a family bug is a rejected draft, not a crashed run
                 outcome.diagnostics = [
                     Diagnostic(

@@ -89,9 +89,11 @@ async def attempt(generator: TaskGenerator, job: Job) -> Attempt:
 _POOL_GENERATOR = ProceduralGenerator()
 
 
-def _init_pool(max_repairs: int, execute: bool, started: Any = None, cores: Sequence[int] = ()) -> None:
+def _init_pool(
+    max_repairs: int, execute: bool, started: Any = None, cores: Sequence[int] = (), resources: Any = None
+) -> None:
     global _POOL_GENERATOR
-    _POOL_GENERATOR = ProceduralGenerator(max_repairs, execute)
+    _POOL_GENERATOR = ProceduralGenerator(max_repairs, execute, resources)
     pin(started, cores)
     # A worker only builds and validates tasks, each dropped when it is done: what the parent imported and made
     # before the fork is never garbage, so the collector stops scanning it (freeze), and the young generation
@@ -190,7 +192,7 @@ def synthesize(
                 pool = ProcessPoolExecutor(
                     workers,
                     initializer=_init_pool,
-                    initargs=(pooled.max_repairs, pooled.execute, start_counter(cores), cores),
+                    initargs=(pooled.max_repairs, pooled.execute, start_counter(cores), cores, pooled.resources),
                 )
             _run_in_pool(pool, workers, todo, admit) if pool else _run_here(gen, todo, workers, admit)
             pending, run.pending = run.pending, []
