@@ -33,9 +33,13 @@ TARGETS: dict[str, str] = {
     "crm.search_accounts.owner_id": "a filter: accounts this account manager owns",
     "crm.search_opportunities.owner_id": "a filter: deals this account manager owns",
     "tickets.search_tickets.requester_id": "a filter: tickets this customer asked for",
+    "repo.list_commits.author": "a filter: commits this collaborator wrote",
+    "repo.list_pull_requests.author": "a filter: pull requests this collaborator opened",
     # the record a call reads
     "chat.get_user.user": "the member whose profile is read",
     "crm.get_user.user_id": "the staff member whose record is read",
+    "repo.get_ci_run.run_id": "the CI run read (a run of a workflow, not someone to run as)",
+    "repo.get_ci_run_log.run_id": "the CI run whose log is read",
     # targets of a write: the record names them, the call is still the agent's own
     "crm.create_account.owner_id": "the account manager the new account is given to (an assignment)",
     "crm.update_account.owner_id": "the account manager the account is reassigned to (sensitive: reassign)",
