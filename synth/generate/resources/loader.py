@@ -45,12 +45,17 @@ class _Loaded:
         self.keys: set[str] = set()
 
     def key(self, path: str) -> str:
-        base = re.sub(r"[^a-z0-9]+", "_", path.lower()).strip("_")[:80].strip("_") or "file"
+        base = key_of(path)
         key, n = base, 2
         while key in self.keys:
             key, n = f"{base}_{n}", n + 1
         self.keys.add(key)
         return key
+
+
+def key_of(path: str) -> str:
+    """The id a file's records get from its path: 'notes/Offsite plan.md' → 'notes_offsite_plan_md'."""
+    return re.sub(r"[^a-z0-9]+", "_", path.lower()).strip("_")[:80].strip("_") or "file"
 
 
 def load_resources(folder: str | Path) -> ResourceSet:
