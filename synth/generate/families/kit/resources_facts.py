@@ -5,6 +5,7 @@ a regex for an amount however a reply or a file writes it. Pure functions of the
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -34,7 +35,7 @@ def amount_rx(value: Decimal) -> str:
         tail = rf"\.{frac[0]}0?"
     else:
         tail = rf"\.{frac}"
-    return rf"(?<![\d,.]){body}{tail}(?![\d]|\.\d)"
+    return rf"(?<![\d.]){body}{tail}(?![\d]|\.\d)"
 
 
 def shown(value: Decimal) -> str:
@@ -82,6 +83,7 @@ def reference_columns(sheet: Sheet) -> list[str]:
     for col in sheet.header:
         values = _values(sheet, col)
         ok = all(3 <= len(v) <= 30 and " " not in v and any(c.isdigit() for c in v) for v in values)
+        ok = ok and not any(re.match(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$", v) for v in values)
         if ok and len({v.casefold() for v in values}) == len(values) and not all(number(v) for v in values):
             out.append(col)
     return out
@@ -155,10 +157,10 @@ def ledger(sheet: Sheet) -> Ledger | None:
     return Ledger(sheet, refs[0], amounts[0], payee, tuple(rows))
 
 
-def invoice_log_columns(sheet: Sheet) -> tuple[str, str] | None:
-    """(invoice column, amount column) of a sheet that logs invoices, by its header's words."""
-    inv = [c for c in sheet.header if re.search(r"invoice|inv\b|number|ref", c, re.IGNORECASE)]
-    amt = [c for c in sheet.header if re.search(r"amount|total|sum|usd|eur|price", c, re.IGNORECASE)]
+def invoice_log_columns(header: Sequence[str]) -> tuple[str, str] | None:
+    """(invoice column, amount column) of a sheet's header that logs invoices, by its words."""
+    inv = [c for c in header if re.search(r"invoice|inv\b|number|ref", c, re.IGNORECASE)]
+    amt = [c for c in header if re.search(r"amount|total|sum|usd|eur|price", c, re.IGNORECASE)]
     return (inv[0], amt[0]) if inv and amt and inv[0] != amt[0] else None
 
 
