@@ -95,7 +95,10 @@ class SheetSummaryReport(ResourceFamily):
     def _checks(b: TaskBuilder, s: Summary, sheet_id: str, title: str) -> None:
         """The report made (0.2), each group's total on its line (0.5), the overall total (0.15), the sheet as it
         was (0.15)."""
-        made: Json = {"title": {"regex": rx(title), "case_insensitive": True}, "created_at": {"gte": b.now_iso}}
+        made: Json = {
+            "title": {"regex": rf"^\s*{rx(title)}\s*$", "case_insensitive": True},
+            "created_at": {"gte": b.now_iso},
+        }
         b.check(
             "report_made",
             0.2,

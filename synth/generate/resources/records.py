@@ -32,16 +32,25 @@ def document_record(doc: Document, owner: str, created_at: str) -> Json:
     }
 
 
-def file_name(item: Document | Sheet) -> str:
-    """A name the files service takes: the file's own, '.markdown' as '.md', a path's folders before it."""
-    name = item.path.replace("/", " - ")
+def file_names(items: list[Document | Sheet]) -> dict[str, str]:
+    """Names the files service takes, by resource id: the file's own ('.markdown' as '.md'), or, for names two
+    files share, its path with ' - ' between the folders."""
+    plain = {i.id: _md(i.name) for i in items}
+    taken = [n.casefold() for n in plain.values()]
+    return {
+        i.id: n if taken.count(n.casefold()) == 1 else _md(i.path.replace("/", " - "))
+        for i, n in zip(items, plain.values(), strict=True)
+    }
+
+
+def _md(name: str) -> str:
     return name[: -len(".markdown")] + ".md" if name.lower().endswith(".markdown") else name
 
 
-def file_record(item: Document | Sheet, owner: str, created_at: str) -> Json:
+def file_record(item: Document | Sheet, owner: str, created_at: str, name: str | None = None) -> Json:
     return {
         "id": f"file_{item.id}",
-        "name": file_name(item),
+        "name": name or _md(item.name),
         "folder_id": MY_FILES,
         "content": item.text,
         "owner": owner,
@@ -113,7 +122,8 @@ def grounded_seed(rs: ResourceSet, services: tuple[str, ...], user: str, name: s
         seed["docs"] = {"users": [dict(member)], "documents": docs}
     files: list[Document | Sheet] = [*rs.sheets, *(rs.documents if "docs" not in services else ())]
     if "files" in services and files:
-        rows = [file_record(f, user, created_at) for f in files]
+        names = file_names(files)
+        rows = [file_record(f, user, created_at, names[f.id]) for f in files]
         seed["files"] = {"users": [dict(member)], "folders": [folder_record()], "files": rows}
     if "email" in services and rs.mails:
         box = {"id": "mbx_me", "address": user, "name": name, "is_primary": True}

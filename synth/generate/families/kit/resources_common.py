@@ -26,6 +26,7 @@ from coworkenv.synth.generate.resources.model import Document, Event, Mail, Reso
 from coworkenv.synth.generate.resources.records import (
     document_record,
     event_record,
+    file_names,
     file_record,
     folder_record,
     message_record,
@@ -109,8 +110,9 @@ def place(b: TaskBuilder, rs: ResourceSet, *subjects: str) -> Placed:
     if "files" in b.services:
         placed.drive = drive(b)
         b.add("files", "folders", folder_record())
+        names = file_names(to_files)
         for f in to_files:
-            rid = str(b.add("files", "files", file_record(f, USER.email, created))["id"])
+            rid = str(b.add("files", "files", file_record(f, USER.email, created, names[f.id]))["id"])
             (placed.sheets if isinstance(f, Sheet) else placed.documents)[f.id] = rid
     if "email" in b.services:
         Cast(b).email()
