@@ -203,4 +203,3 @@ class InvoiceMailToLog(ResourceFamily):
             {**where, "fields": {"content": {"regex": kept}, "trashed": False}},
             ("logged",),
         )
-
