@@ -215,7 +215,7 @@ class Repo:
         failing = failing or []
         error, _ = ERRORS[b.rng.randrange(len(ERRORS))] if failing else ("", "")
         log = pytest_log(self.tests, failing, error, "assert run() == expected")
-        record = {"id": b.uid("run_"), "workflow": "ci", "commit_id": commit, "branch": branch, "log": log}
+        record: Json = {"id": b.uid("run_"), "workflow": "ci", "commit_id": commit, "branch": branch, "log": log}
         record |= {"status": "failure" if failing else "success", "failing_tests": failing}
         record |= {"started_at": b.ago(days), "finished_at": b.ago(days - 0.01)}
         return b.add("repo", "ci_runs", {**record, **fields})
@@ -233,7 +233,7 @@ class Repo:
     def finish(self) -> None:
         """The branches, as their heads stand now (main protected, one approval needed to merge into it)."""
         for name, head in self.heads.items():
-            record = {"id": self.b.uid("br_", name), "name": name, "head_commit_id": head}
+            record: Json = {"id": self.b.uid("br_", name), "name": name, "head_commit_id": head}
             if name in self.protected:
                 record |= {"protected": True, "required_approvals": 1}
             self.b.add("repo", "branches", record)

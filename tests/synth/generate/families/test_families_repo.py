@@ -16,6 +16,8 @@ REPO_FAMILIES = (
     "repo-ci-failure-issue",
     "repo-revert-breaking-commit",
     "repo-unsafe-pr-flag",
+    "repo-route-pr-codeowners",
+    "repo-release-notes",
 )
 
 
