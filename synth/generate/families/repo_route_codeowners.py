@@ -85,7 +85,7 @@ class RouteToCodeOwners(Family):
                 b.pick(
                     "request reviews on PR #{n} from the code owners of the files it changes",
                     "route pull request #{n} to whoever owns the code it touches, per CODEOWNERS",
-                ),  # fmt: skip
+                ),
             ),
             context=b.pick("{who} just opened it.", "{who} asked for reviewers."),
             avoid=b.pick("Only the owners, nobody else.", "Don't add anyone who doesn't own those files."),

@@ -18,6 +18,7 @@ REPO_FAMILIES = (
     "repo-unsafe-pr-flag",
     "repo-route-pr-codeowners",
     "repo-release-notes",
+    "repo-ci-failure-ticket-chat",
 )
 
 
