@@ -17,6 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressC
 from coworkenv.servers.cli import make_folder
 from coworkenv.synth.generate.generator import GENERATORS, make_generator
 from coworkenv.synth.generate.plan import CapabilityPlan, PlanError, coverage_plan, format_coverage, load_plan
+from coworkenv.synth.generate.resources import ResourceError, ResourceSet, load_resources
+from coworkenv.synth.generate.resources.plan import grounded_plan
 from coworkenv.synth.generate.synth_folder import JOURNAL, FolderError, SynthFolder, run_options
 from coworkenv.synth.generate.synth_report import REPORT_FILE, format_report
 from coworkenv.synth.generate.synthesize import synthesize
@@ -27,6 +29,23 @@ def _plan(ref: str | None) -> CapabilityPlan:
         return load_plan(None if ref in (None, "default") else ref)
     except PlanError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+def _grounding(folder: Path, plan_ref: str | None) -> tuple[ResourceSet, CapabilityPlan]:
+    """The files of ``--from`` (a line on stderr for each that cannot be loaded) and the plan: ``--plan``'s, else
+    the families that find a subject in them."""
+    try:
+        resources = load_resources(folder)
+    except ResourceError as exc:
+        raise click.ClickException(str(exc)) from exc
+    for line in resources.problems:
+        click.echo(f"warning: {line}", err=True)
+    try:
+        plan = _plan(plan_ref) if plan_ref is not None else grounded_plan(resources)
+    except ResourceError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"loaded {resources.summary()} from {folder}", err=True)
+    return resources, plan
 
 
 @click.command("plan")
@@ -91,6 +110,14 @@ def plan_cmd(plan: str | None, count: int | None, seed: int, as_json: bool, show
     is_flag=True,
     help="Finish an interrupted run in --out: keep its whole task files, make the rest (same options needed).",
 )
+@click.option(
+    "--from",
+    "from_dir",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="Ground the tasks on a folder of your files (.md/.txt documents, .csv sheets, .eml mail, .ics calendars): "
+    "they become the seed records the tasks are about; without --plan, the families that fit them are drawn.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def synth_cmd(
     plan_ref: str | None,
@@ -104,19 +131,22 @@ def synth_cmd(
     max_rounds: int,
     overwrite: bool,
     resume: bool,
+    from_dir: Path | None,
     quiet: bool,
 ) -> None:
     """Synthesize validated tasks from a capability plan: one JSON file per task plus synthesis_report.json,
     and a table of what was made (accepted, rejected by reason, repaired, duplicates, coverage, cost)."""
-    cap_plan = _plan(plan_ref)
+    resources, cap_plan = _grounding(from_dir, plan_ref) if from_dir is not None else (None, _plan(plan_ref))
     try:
         if base_url and generator != "llm":
             raise click.UsageError("--base-url is for --generator llm")
-        gen = make_generator(generator, model=model, workers=workers, base_url=base_url)
+        gen = make_generator(generator, model=model, workers=workers, base_url=base_url, resources=resources)
     except RuntimeError as exc:  # GeneratorUnavailable (not installed), or a model spec that names no model
         raise click.ClickException(str(exc)) from exc
     make_folder(out, "--out")  # before any work: a folder that cannot be made is said now, not after synthesis
     options = run_options(cap_plan, count, seed, generator, model, max_rounds)
+    if resources is not None:
+        options["resources"] = resources.fingerprint()
     try:
         folder = SynthFolder(out, options, resume=resume, overwrite=overwrite)
     except (FolderError, OSError) as exc:

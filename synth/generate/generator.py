@@ -37,6 +37,7 @@ from typing import Any, Protocol, runtime_checkable
 from coworkenv.synth.contract.diagnostics import Diagnostic
 from coworkenv.synth.contract.task import Task
 from coworkenv.synth.generate.plan import Cell
+from coworkenv.synth.generate.resources import ResourceSet
 
 GENERATORS = ("procedural", "llm")
 
@@ -80,15 +81,20 @@ class GeneratorUnavailable(RuntimeError):
 
 
 def make_generator(
-    name: str, *, model: str | None = None, workers: int = 1, base_url: str | None = None
+    name: str,
+    *,
+    model: str | None = None,
+    workers: int = 1,
+    base_url: str | None = None,
+    resources: ResourceSet | None = None,
 ) -> TaskGenerator:
     """The generator called ``name`` (``procedural`` or ``llm``), ready to use. For ``llm``, ``model`` is
     ``claude-…`` / ``anthropic:claude-…`` or ``openai:MODEL`` and ``base_url`` an OpenAI-compatible endpoint
-    (a local vLLM: ``http://127.0.0.1:8000/v1``)."""
+    (a local vLLM: ``http://127.0.0.1:8000/v1``). ``resources``: a user's loaded files to ground tasks on."""
     if name == "procedural":
         from coworkenv.synth.generate.procedural import ProceduralGenerator
 
-        return ProceduralGenerator()
+        return ProceduralGenerator(resources=resources)
     if name == "llm":
         try:
             llm_generator = importlib.import_module("coworkenv.synth.generate.llm_generator")
@@ -102,6 +108,8 @@ def make_generator(
             options["model"] = model
         if base_url:
             options["base_url"] = base_url
+        if resources is not None:
+            options["resources"] = resources
         generator: TaskGenerator = llm_generator.LLMGenerator(**options)
         return generator
     raise GeneratorUnavailable(f"unknown generator {name!r}; choose one of {', '.join(GENERATORS)}")
