@@ -39,9 +39,11 @@ from coworkenv.synth.contract.validation.static import validate_static
 from coworkenv.synth.contract.validation.validate import TaskReport, validate_task
 from coworkenv.synth.generate import llm_prompts as prompts
 from coworkenv.synth.generate.llm_clients import ChatClient, ChatReply, Turn, make_chat, parse_model
+from coworkenv.synth.generate.llm_grounding import ground_draft, grounding_text
 from coworkenv.synth.generate.llm_json import extract_json
 from coworkenv.synth.generate.llm_review import ReviewRound, evidence_summary, evidence_text, parse_review
 from coworkenv.synth.generate.plan import Cell
+from coworkenv.synth.generate.resources import ResourceSet
 from coworkenv.synth.model_io import InfrastructureError, ProviderConfigError, Usage
 from coworkenv.synth.providers import Accounting, RetryPolicy, estimate_cost, with_retries
 
@@ -128,6 +130,7 @@ class LLMGenerator:
         validate: Validator | None = None,
         examples: int = 1,
         catalog: Literal["all", "cell"] | None = None,
+        resources: ResourceSet | None = None,
     ) -> None:
         self.spec = parse_model(model, base_url)
         self.model = self.spec.model
@@ -148,6 +151,8 @@ class LLMGenerator:
         self.review_log: list[dict[str, Any]] = []
         self._validate = validate or validate_task
         self._ready = False
+        self.resources = resources
+        """A user's loaded files (``--from``): shown to the writer and kept in every draft's seed."""
 
     def catalog_services(self, cell: Cell) -> tuple[str, ...] | None:
         return tuple(sorted(cell.services)) if self.catalog == "cell" else None
@@ -191,7 +196,8 @@ class LLMGenerator:
         family = self._family(cell)
         if family is not None:
             try:
-                return [family.make(tuple(cell.services), cell.difficulty, seed + 7919).model_dump(mode="json")]
+                made = family.make(tuple(cell.services), cell.difficulty, seed + 7919, self.resources)
+                return [made.model_dump(mode="json")]
             except Exception:  # a family that cannot build this cell: fall back to the shipped examples
                 pass
         from coworkenv.synth.contract.library import load_examples
@@ -231,6 +237,9 @@ class LLMGenerator:
         for key in ("safety", "review"):
             metadata.pop(key, None)
         out["metadata"] = metadata
+        if self.resources is not None:
+            metadata["grounded_on"] = self.resources.fingerprint()
+            return ground_draft(out, self.resources, tuple(cell.services))
         return out
 
     async def check(self, doc: dict[str, Any]) -> tuple[Task | None, TaskReport]:
@@ -273,6 +282,8 @@ class LLMGenerator:
         judge = Conversation(self, prompts.DISCRIMINATOR_ROLE, outcome) if safety else None
         reviewer = Conversation(self, prompts.REVIEWER_ROLE, outcome) if self.max_reviews > 0 else None
         opening = spec + prompts.example_text(self.example_tasks(cell, seed))
+        if self.resources is not None:
+            opening += grounding_text(self.resources, tuple(cell.services))
         if feedback:
             opening += "\n\nAn earlier attempt at this cell failed; avoid its problems:\n" + "\n".join(
                 d.line() for d in feedback
