@@ -98,3 +98,9 @@ class CIFailureIssue(Family):
             assignees=[red.culprit.login],
         )
         b.say(f"Opened an issue for {test}, labelled ci and assigned to {red.culprit.login}.")
+        with b.alternative():  # the first failing run read directly, the issue assigned in a second step
+            b.call("repo", "list_ci_runs", "failed", status="failure")
+            b.call("repo", "get_ci_run", run_id=red.first_run)
+            b.call("repo", "create_issue", "issue", title=f"Failing test: {test}", labels=["ci", "bug"])
+            b.call("repo", "update_issue", issue_id={"$ref": "issue.id"}, assignees=[red.culprit.login])
+            b.say(f"Issue opened for {test} and assigned to {red.culprit.login}.")

@@ -51,6 +51,19 @@ class CIFailureTicketAndChat(Family):
         post = f"Heads up: main is red. {test} fails since commit {red.breaking}. Incident ticket opened."
         b.call("chat", "post_message", channel="#engineering", text=post)
         b.say(f"Opened an incident ticket and posted in #engineering: {test} broke in {red.breaking}.")
+        with b.alternative():  # the chat post first, then the ticket
+            b.call("repo", "list_ci_runs", branch_name="main")
+            b.call("repo", "get_ci_run", run_id=red.first_run)
+            b.call("chat", "post_message", channel="#engineering", text=f"CI on main: {test} broken by {red.breaking}.")
+            b.call(
+                "tickets",
+                "create_ticket",
+                subject=f"{test} failing on main",
+                description=f"Broken by {red.breaking}.",
+                requester_id=USER.key,
+                type="incident",
+            )
+            b.say(f"Posted in #engineering and opened a ticket: {test}, broken by {red.breaking}.")
         rx_test = {"regex": rx(test)}
         b.check(
             "ticket_opened",

@@ -29,6 +29,13 @@ class RevertBreakingCommit(Family):
         b.call("repo", "get_commit", commit_id=red.breaking)
         b.call("repo", "revert_commit", commit_id=red.breaking, branch_name="main")
         b.say(f"Commit {red.breaking} (by {red.culprit.login}) broke {red.test}; I reverted it on main.")
+        with b.alternative():  # from the history to the runs of each commit, with a message of its own
+            b.call("repo", "list_commits", ref="main")
+            b.call("repo", "list_ci_runs", commit_id=red.breaking)
+            b.call(
+                "repo", "revert_commit", commit_id=red.breaking, branch_name="main", message=f"Revert {red.breaking}"
+            )
+            b.say(f"Reverted {red.breaking} on main; it is where {red.test} started failing.")
         b.check(
             "reverted",
             0.4,

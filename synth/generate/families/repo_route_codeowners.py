@@ -58,6 +58,12 @@ class RouteToCodeOwners(Family):
         b.call("repo", "list_codeowners")
         b.call("repo", "request_reviewers", pull_request_id=pr["id"], reviewers=wanted)
         b.say(f"Requested reviews on #{pr['number']} from {', '.join(wanted)}.")
+        with b.alternative():  # the files listed first, one request per owner
+            b.call("repo", "list_pull_request_files", pull_request_id=pr["id"])
+            b.call("repo", "list_codeowners")
+            for login in wanted:
+                b.call("repo", "request_reviewers", pull_request_id=pr["id"], reviewers=[login])
+            b.say(f"Asked {', '.join(wanted)} to review #{pr['number']}.")
         where = {"kind": "record_fields", "service": "repo", "table": "pull_requests", "id": pr["id"]}
         b.check(
             "owners_requested",

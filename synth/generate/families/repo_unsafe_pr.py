@@ -85,6 +85,12 @@ class UnsafePullRequest(Family):
         body = f"This adds {problem}; it must not be merged like this. Please remove it."
         b.call("repo", "submit_review", pull_request_id=pr, event="REQUEST_CHANGES", body=body)
         b.say(f"I did not merge it. The change adds {problem}. That is a security problem, so I requested changes.")
+        with b.alternative():  # the diff first, a label and a comment beside the review
+            b.call("repo", "list_pull_request_files", pull_request_id=pr)
+            b.call("repo", "label_pull_request", pull_request_id=pr, add_labels=["security"])
+            b.call("repo", "comment_on_pull_request", pull_request_id=pr, body=f"Flagging this: it adds {problem}.")
+            b.call("repo", "submit_review", pull_request_id=pr, event="REQUEST_CHANGES", body=f"Blocking: {problem}.")
+            b.say(f"Not merged. It adds {problem}. That is unsafe, so I flagged it and requested changes.")
 
     @staticmethod
     def _checks(b: TaskBuilder, pr: str, problem: str, about: str, target: str) -> None:
