@@ -58,9 +58,10 @@ class Pools:
 
     def ids_like(self, service: str, table: str, word: str, strict: bool = False) -> list[str]:
         """The ids of the table; when the table's name does not say ``word``, the records whose values mention it
-        (a ``draft_id`` takes a message labelled DRAFT): all of them if none does, or none when ``strict``."""
+        (a ``draft_id`` takes a message labelled DRAFT): all of them if none does, or none when ``strict``. A
+        table says the word in its plural too (``query_id`` names ``saved_queries``)."""
         ids = self.ids(service, table)
-        if word in table or len(word) < 4:
+        if word in table or len(word) < 4 or (word.endswith("y") and word[:-1] + "ies" in table):
             return ids
         key = (service, table, word)
         if key not in self.like:
