@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from coworkenv.synth.generate.families.kit.base import Json, TaskBuilder
@@ -141,14 +141,17 @@ def sales(
     regions: Sequence[str] = REGIONS[:3],
     description: str = "Orders and revenue per day, region and channel. The source of truth for sales figures.",
     spike: tuple[str, float] | None = None,
+    quiet_weekends: bool = False,
 ) -> Sales:
     """``n_days`` days (up to yesterday) of orders and revenue per region and channel; ``spike``: (a day, a factor)
-    that multiplies that day's figures."""
+    that multiplies that day's figures; ``quiet_weekends``: a third fewer orders on Saturdays and Sundays."""
     days = [day(b, k) for k in range(n_days, 0, -1)]
     rows: list[Json] = []
     base = {r: b.rng.randrange(20, 60) for r in regions}
     for d in days:
         factor = spike[1] if spike and spike[0] == d else 1.0
+        if quiet_weekends and factor == 1.0 and date.fromisoformat(d).weekday() >= 5:
+            factor = 0.66
         for region in regions:
             for channel in CHANNELS:
                 orders = max(1, int((base[region] + b.rng.randint(-6, 6)) * factor * (0.5 if channel != "web" else 1)))
@@ -159,12 +162,16 @@ def sales(
     return Sales(table, days, rows)
 
 
-def staging_copy(b: TaskBuilder, w: Warehouse, real: Sales, name: str = "orders_staging") -> Sales:
-    """A test copy of a sales table with other numbers: it looks like the real one and must not be reported from."""
+def staging_copy(
+    b: TaskBuilder, w: Warehouse, real: Sales, name: str = "orders_staging", odd: str | None = None
+) -> Sales:
+    """A test copy of a sales table with other numbers: it looks like the real one and must not be reported from.
+    ``odd``: a day whose orders the copy multiplies by six (an anomaly of its own)."""
     rows = [
-        {**r, "orders": r["orders"] + b.rng.randint(1, 9), "revenue": r["revenue"] + b.rng.randrange(1_000, 50_000)}
+        {**r, "orders": (r["orders"] + b.rng.randint(1, 9)) * (6 if r["day"] == odd else 1),
+         "revenue": r["revenue"] + b.rng.randrange(1_000, 50_000)}
         for r in real.rows
-    ]
+    ]  # fmt: skip
     w.table(name, "TEST COPY loaded by the pipeline's dry runs; numbers are synthetic. Do not report from it.",
             SALES_COLUMNS, owner="Data Platform (staging)")  # fmt: skip
     w.insert(name, [{**r, "revenue": r["revenue"] / 100} for r in rows])
