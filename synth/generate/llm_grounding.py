@@ -89,7 +89,7 @@ def _attach(service: str, mine: dict[str, list[Any]], loaded: dict[str, list[dic
     key = "address" if service == "email" else "email"
     owner = _primary(mine.get(members, []), key)
     if owner is None:
-        owner = _primary(loaded[members], key)
+        owner = str(loaded[members][0][key])
         mine[members] = [r for r in mine.get(members, []) if not (isinstance(r, dict) and r.get(key) == owner)]
         mine[members] += loaded[members][:1]
     table = CONTENT[service]

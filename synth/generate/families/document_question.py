@@ -6,7 +6,7 @@ thing differently are the distractors."""
 from __future__ import annotations
 
 from coworkenv.synth.generate.families.kit.backdrop import backdrop
-from coworkenv.synth.generate.families.kit.base import DISTRACTORS, REPORT, TaskBuilder
+from coworkenv.synth.generate.families.kit.base import DISTRACTORS, REPORT, Json, TaskBuilder
 from coworkenv.synth.generate.families.kit.names import USER
 from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
 from coworkenv.synth.generate.families.kit.registry import register_family
@@ -86,7 +86,7 @@ class DocumentQuestion(ResourceFamily):
             if text == fact.document.text:
                 text = f"{text.rstrip()}\n\n{fact.key}: {value}\n"
             title = f"{fact.document.title} ({b.now.year - 1 - k})"
-            record = {"id": b.uid("doc_", title), "title": title, "content": text, "owner": USER.email}
+            record: Json = {"id": b.uid("doc_", title), "title": title, "content": text, "owner": USER.email}
             record |= {"workspace_role": "editor", "revision": 1, "created_at": b.ago(days=370 + 365 * k)}
             b.add("docs", "documents", record)
             b.distract(record["id"])

@@ -130,7 +130,7 @@ class InvoiceMailToLog(ResourceFamily):
             b, (inv.mail.from_name, inv.mail.from_address), f"Invoice {earlier}", body, b.ago(days=33), unread=False
         )
         b.distract(old["id"])
-        record = {"id": b.uid("file_", "invoice log"), "name": "invoice-log.csv", "folder_id": "fld_finance"}
+        record: Json = {"id": b.uid("file_", "invoice log"), "name": "invoice-log.csv", "folder_id": "fld_finance"}
         record |= {
             "content": csv_text(HEADER, rows),
             "owner": FINANCE.email,

@@ -6,7 +6,7 @@ no successful payout and what they add up to — paying nothing yet. A failed or
 from __future__ import annotations
 
 from coworkenv.synth.generate.families.kit.backdrop import backdrop
-from coworkenv.synth.generate.families.kit.base import CROSS, DISTRACTORS, REPORT, TaskBuilder, money, shares
+from coworkenv.synth.generate.families.kit.base import CROSS, DISTRACTORS, REPORT, Json, TaskBuilder, money, shares
 from coworkenv.synth.generate.families.kit.files_common import csv_text
 from coworkenv.synth.generate.families.kit.names import slug
 from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
@@ -83,7 +83,7 @@ class SheetPaymentsReconcile(ResourceFamily):
             vid = b.uid("ven_", who)
             account = bank_account(b, vid, who[:60])["id"]
             domain = (slug(who).replace("_", "") or "vendor")[:40] + ".com"
-            record = {"id": vid, "name": who, "email": f"billing@{domain}", "website": domain}
+            record: Json = {"id": vid, "name": who, "email": f"billing@{domain}", "website": domain}
             record |= {"default_bank_account": account, "created": b.ago(days=200)}
             b.add("payments", "vendors", record)
             vendors[who.casefold()] = (vid, str(account))
@@ -94,7 +94,8 @@ class SheetPaymentsReconcile(ResourceFamily):
                 continue
             vid, account = vendors[payee.casefold()] if payee else vendors[ref]
             status = b.pick("failed", "canceled") if i == decoy else "paid"
-            record = {"id": b.uid("po_"), "vendor": vid, "bank_account": account, "amount": cents, "status": status}
+            record = {"id": b.uid("po_"), "vendor": vid, "bank_account": account, "amount": cents}
+            record["status"] = status
             record |= {"description": f"Invoice {ref}", "arrival_date": b.ago(days=b.rng.randint(1, 9))}
             record |= {"created": b.ago(days=b.rng.randint(10, 20))}
             b.add("payments", "payouts", record)
