@@ -86,10 +86,38 @@ def named_entries(data: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------------------------- fixtures
+_DEFAULT_FIXTURE = re.compile(
+    r'os\.environ\.get\(\s*"[A-Z_]+_FIXTURES?"\s*,\s*str\(\s*Path\(__file__\)(?:\.resolve\(\))?'
+    r'((?:\.parent)+)((?:\s*/\s*"[^"\\]+")+)\s*\)'
+)
+
+
+def mock_default_fixture(checkout: Path, service: str) -> Path | None:
+    """The fixture file the checkout's mock of ``service`` loads when no ``*_FIXTURES`` variable names one, as its
+    ``server.py`` writes it (``os.environ.get("X_FIXTURES", str(Path(__file__)....parent / "tasks" / ...))``);
+    None when it names none this way."""
+    server = checkout / "mock_services" / service / "server.py"
+    try:
+        text = server.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    found = _DEFAULT_FIXTURE.search(text)
+    if found is None:
+        return None
+    base = server.resolve()
+    for _ in range(found.group(1).count(".parent")):
+        base = base.parent
+    parts = re.findall(r'"([^"\\]+)"', found.group(2))
+    path = base.joinpath(*parts)
+    return path if path.resolve().is_relative_to(checkout.resolve()) else None
+
+
 def _fixture_paths(checkout: Path, folder: Path, service: Mapping[str, Any]) -> list[Path]:
     """The fixture files of one service entry: what its ``*_FIXTURES`` env entries name (a file, or a folder's
-    JSON files), relative to the checkout root as Claw-Eval starts its mocks there; without such an entry, the
-    JSON files of the task's own ``fixtures/<service>/`` folder (a mock's default fixtures are that task's)."""
+    JSON files), relative to the checkout root as Claw-Eval starts its mocks there; without such an entry, the file
+    the mock loads by default (:func:`mock_default_fixture`: often another task's, e.g. an English variant's mock
+    loads its Chinese peer's fixtures, and so does Claw-Eval), else the JSON files of the task's own
+    ``fixtures/<service>/`` folder."""
     env = service.get("env") or {}
     named = (
         [str(v) for k, v in env.items() if str(k).upper().endswith(("_FIXTURES", "_FIXTURE"))]
@@ -97,6 +125,9 @@ def _fixture_paths(checkout: Path, folder: Path, service: Mapping[str, Any]) -> 
         else []
     )
     if not named:
+        default = mock_default_fixture(checkout, str(service["name"]))
+        if default is not None:
+            return [default]
         own = folder / "fixtures" / str(service["name"])
         return sorted(own.glob("*.json")) if own.is_dir() else []
     paths: list[Path] = []

@@ -204,7 +204,10 @@ class _Sequence:
         sent = [Call(c.tool, shift_arguments(c.arguments, shifts.get(self.service(c.tool)))) for c in calls]
         task_times = [t for svc, files in self.fixtures.items() for t in shifted_times(svc, files)]
         task_times += times_of([c.arguments for c in calls])
-        theirs = Reader(self.fixture_strings | strings_of([c.arguments for c in sent]), task_times, shifts)
+        aliases = _aliases(calls, sent)
+        theirs = Reader(
+            self.fixture_strings | strings_of([c.arguments for c in sent]), task_times, shifts, aliases=aliases
+        )
         mine = Reader(self.fixture_strings | strings_of([c.arguments for c in calls]), task_times)
         started = datetime.now(UTC)
         env = self.ours.fresh()
@@ -266,6 +269,24 @@ class _Sequence:
         self.result.grades.add(agrees)
         if not agrees:
             self.result.note(Disagreement("grader", name, None, None, None, "$scores", theirs.value, mine.value))
+
+
+def _aliases(calls: Sequence[Call], sent: Sequence[Call]) -> dict[str, str]:
+    """Each argument text the mock was sent in place of the one the sequence wrote (a moved date) → the written one."""
+    out: dict[str, str] = {}
+    for call, moved in zip(calls, sent, strict=True):
+        for written, given in zip(_leaves(call.arguments), _leaves(moved.arguments), strict=False):
+            if isinstance(written, str) and isinstance(given, str) and written != given:
+                out[given] = written
+    return out
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, Mapping):
+        return [leaf for key in sorted(value, key=str) for leaf in _leaves(value[key])]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
 
 
 def _body(answer: Answer) -> Any:

@@ -6,11 +6,14 @@ each side makes up for itself are compared by role, not by text:
 
 1. **Shifted fixture dates.** Two mocks move their fixtures when they load them (at start and at each ``/reset``):
    gmail moves every email's ``date`` so the newest is one day before the reset; calendar moves every event's
-   ``start_time``/``end_time`` so the earliest starts the next day at its own hour and minute. Parity works out each
-   shift from the fixtures and the instant of the ``/reset`` it sent (:func:`mock_shifts`); a date-time the mock
-   answers that, moved back, is a fixture time of that service or a time the sequence passed (within 2 s: gmail
-   truncates to the second) reads as that time. Date and time arguments sent to a shifted service's tools are
-   moved forward for the mock (:func:`shift_arguments`; whole days for a date), as an agent reading its dates would.
+   ``start_time``/``end_time`` so the earliest starts the next day at its own local hour and minute. Both write the
+   moved time as its local wall time with a ``Z`` (09:00+08:00 moved by whole days shows as 09:00Z), and our
+   profiles store what they show (calendar: whole days left out). Parity works out each mock's move from the
+   fixtures and the instant of the ``/reset`` it sent (:func:`mock_shifts`); a date-time the mock answers that,
+   moved back, is a fixture time as our profile shows it (or a time the sequence passed; within 2 s: gmail truncates
+   to the second) reads as that time. Date and time arguments sent to a shifted service's tools are moved forward
+   for the mock (:func:`shift_arguments`; whole days for a date), as an agent reading its dates would, and an answer
+   that echoes one (``Invalid date format: ...``, a created event's times) reads as the sequence wrote it.
 2. **Now.** A date-time that is no fixture value nor argument and lies within 10 minutes of the side's clock while
    the sequence ran (the mock: the wall clock; ours: the simulated clock) reads ``<now>``; a date (``YYYY-MM-DD``)
    that is none of those and is the side's today reads ``<today>``. So creation stamps and audit timestamps agree.
@@ -19,7 +22,9 @@ each side makes up for itself are compared by role, not by text:
 4. **Made-up ids.** A string under an id key (``id``, ``*_id``, items of ``*_ids``) that is no fixture value nor
    argument is an id that side made; it reads ``<new-id:N>``, N counting that side's new ids in the order they
    first appear in the sequence (its later mentions read the same). ``todo_012`` and ``TODO-12`` agree.
-5. **Invalid arguments.** A 422 answer is compared by its status alone: FastAPI's validation body and ours differ
+5. **Unordered lists.** A list a mock builds from a Python set (:data:`UNORDERED`: rss feeds' ``categories``)
+   compares as a set, since its order changes with the mock's hash seed.
+6. **Invalid arguments.** A 422 answer is compared by its status alone: FastAPI's validation body and ours differ
    in shape by design. Every other answer is compared whole (status, and the JSON after the rules above; key order
    and ``1`` against ``1.0`` do not count).
 """
@@ -34,6 +39,9 @@ from typing import Any
 
 from coworkenv.harness.claw_eval.parity_calls import id_key
 
+UNORDERED = frozenset({("rss", "categories")})
+"""(service, key) of lists a mock builds from a Python set, in an order that changes from run to run (rss's feeds
+list their categories as ``list(set)``): compared as sets."""
 NOW_TOLERANCE = timedelta(minutes=10)
 SHIFT_TOLERANCE = timedelta(seconds=2)
 _TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?$")
@@ -53,12 +61,21 @@ class Shift:
     """Where the anchor lands, from the instant of loading."""
     keep_time_of_day: bool
     """The anchor keeps its hour and minute (the shift is whole days then)."""
+    shown_at_anchor_offset: bool = False
+    """Our profile shows the times as the mock does, whole days left out (calendar): a time reads back as its wall
+    time plus the anchor's UTC offset; otherwise as its wall time (the mocks write the shifted local wall time with a
+    ``Z``, and our profiles store that wall time)."""
 
 
 SHIFTS = {
     "gmail": Shift(("date",), "date", newest=True, offset=timedelta(days=-1), keep_time_of_day=False),
     "calendar": Shift(
-        ("start_time", "end_time"), "start_time", newest=False, offset=timedelta(days=1), keep_time_of_day=True
+        ("start_time", "end_time"),
+        "start_time",
+        newest=False,
+        offset=timedelta(days=1),
+        keep_time_of_day=True,
+        shown_at_anchor_offset=True,
     ),
 }
 """The Claw-Eval mocks that move their fixtures, and how (read from their ``_load_fixtures``)."""
@@ -66,14 +83,8 @@ SHIFTS = {
 
 def as_time(text: str) -> datetime | None:
     """The instant a date-time string names (naive: UTC), or None when it is not one."""
-    if len(text) > 40 or not _TIME.match(text):
-        return None
-    cleaned = text.replace(" ", "T", 1)
-    try:
-        found = datetime.fromisoformat(cleaned[:-1] + "+00:00" if cleaned.endswith("Z") else cleaned)
-    except ValueError:
-        return None
-    return (found if found.tzinfo else found.replace(tzinfo=UTC)).astimezone(UTC)
+    found = as_aware(text)
+    return found.astimezone(UTC) if found is not None else None
 
 
 def as_day(text: str) -> date | None:
@@ -97,41 +108,72 @@ def _records(document: Any) -> list[dict[str, Any]]:
     return []
 
 
+def as_aware(text: str) -> datetime | None:
+    """The date-time a string names in its own zone (naive: UTC), or None when it is not one."""
+    if len(text) > 40 or not _TIME.match(text):
+        return None
+    cleaned = text.replace(" ", "T", 1)
+    try:
+        found = datetime.fromisoformat(cleaned[:-1] + "+00:00" if cleaned.endswith("Z") else cleaned)
+    except ValueError:
+        return None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
+
+
+def _wall(moment: datetime) -> datetime:
+    """A date-time's local wall time read as UTC (what a mock writes after shifting it)."""
+    return moment.replace(tzinfo=UTC)
+
+
+def _anchor(shift: Shift, files: Mapping[str, Any]) -> datetime | None:
+    anchors = [
+        t
+        for document in files.values()
+        for record in _records(document)
+        if (t := as_aware(str(record.get(shift.anchor_field) or ""))) is not None
+    ]
+    if not anchors:
+        return None
+    return max(anchors) if shift.newest else min(anchors)
+
+
 def shifted_times(service: str, fixtures: Mapping[str, Any]) -> list[datetime]:
-    """The fixture times of ``service`` its mock moves (empty for a mock that moves nothing)."""
+    """The fixture times of ``service`` its mock moves, each as an instant and as our profile shows it (empty for a
+    mock that moves nothing)."""
     shift = SHIFTS.get(service)
     if shift is None:
         return []
+    anchor = _anchor(shift, fixtures)
+    extra = (anchor.utcoffset() or timedelta()) if anchor is not None and shift.shown_at_anchor_offset else timedelta()
     out = []
     for document in fixtures.values():
         for record in _records(document):
             for name in shift.fields:
-                found = as_time(str(record.get(name) or ""))
+                found = as_aware(str(record.get(name) or ""))
                 if found is not None:
-                    out.append(found)
+                    out += [found.astimezone(UTC), _wall(found) + extra]
     return out
 
 
 def mock_shifts(fixtures: Mapping[str, Mapping[str, Any]], loaded: datetime) -> dict[str, timedelta]:
-    """How far each mock of the task moved its fixtures when it loaded them at ``loaded`` (by service)."""
+    """How far each mock of the task moved its fixtures when it loaded them at ``loaded`` (by service), as a shown
+    time is moved back: the mock adds its delta to each aware time and writes the local wall time; we take the
+    delta back off (calendar: less the anchor's UTC offset, as our profile shows the mock's time of day)."""
     out: dict[str, timedelta] = {}
     for service, files in fixtures.items():
         shift = SHIFTS.get(service)
         if shift is None:
             continue
-        anchors = [
-            t
-            for document in files.values()
-            for record in _records(document)
-            if (t := as_time(str(record.get(shift.anchor_field) or ""))) is not None
-        ]
-        if not anchors:
+        anchor = _anchor(shift, files)
+        if anchor is None:
             continue
-        anchor = max(anchors) if shift.newest else min(anchors)
-        target = loaded + shift.offset
+        target = loaded.astimezone(UTC) + shift.offset
         if shift.keep_time_of_day:
             target = target.replace(hour=anchor.hour, minute=anchor.minute, second=0, microsecond=0)
-        out[service] = target - anchor
+        delta = target - anchor
+        if shift.shown_at_anchor_offset:
+            delta -= anchor.utcoffset() or timedelta()
+        out[service] = delta
     return out
 
 
@@ -169,6 +211,9 @@ class Reader:
     shifts: Mapping[str, timedelta] = field(default_factory=dict)
     """The mock's shift per service; empty for our side."""
     new_ids: dict[str, str] = field(default_factory=dict)
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """Argument texts as the mock was sent them (moved dates) → as the sequence wrote them: an answer that echoes
+    one (``Invalid date format: ...``) reads as the sequence wrote it."""
 
     def read(self, value: Any, service: str, window: tuple[datetime, datetime], key: str = "") -> Any:
         """``value`` as compared: the rules applied to every string in it."""
@@ -176,12 +221,20 @@ class Reader:
             return {k: self.read(v, service, window, str(k)) for k, v in value.items()}
         if isinstance(value, list):
             item_key = key[:-1] if key.endswith("_ids") else key
-            return [self.read(v, service, window, item_key) for v in value]
+            items = [self.read(v, service, window, item_key) for v in value]
+            return sorted(items, key=str) if (service, key) in UNORDERED else items
         if not isinstance(value, str):
             return value
         return self._string(value, service, window, key)
 
     def _string(self, text: str, service: str, window: tuple[datetime, datetime], key: str) -> str:
+        if text in self.aliases:  # an argument echoed: as the sequence wrote it, an instant as its instant
+            written = self.aliases[text]
+            moment = as_time(written)
+            return canonical(moment) if moment is not None else written
+        for sent, written in self.aliases.items():
+            if len(sent) >= 10 and sent in text:
+                text = text.replace(sent, written)
         moment = as_time(text)
         if moment is not None:
             return self._time(text, moment, service, window)

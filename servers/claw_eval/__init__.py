@@ -22,6 +22,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from pydantic import ConfigDict
+
 from coworkenv.servers.kit import Service
 from coworkenv.servers.kit.tool import ToolSpec
 
@@ -104,4 +106,14 @@ def profiled(service: Service, claw_names: Iterable[str], only: Iterable[str] | 
     if only is not None:
         wanted = set(only)
         tools = [t for t in tools if t.name in wanted]
-    return replace(service, tools=tuple(tools))
+    return replace(service, tools=tuple(lenient(t) for t in tools))
+
+
+def lenient(spec: ToolSpec) -> ToolSpec:
+    """``spec`` taking arguments it does not know and leaving them out, as Claw-Eval's mocks do (their request
+    models ignore extra fields): an agent that adds one gets the same answer there and here, not an error."""
+    if spec.args_model.model_config.get("extra") == "ignore":
+        return spec
+    config = ConfigDict(**{**spec.args_model.model_config, "extra": "ignore"})
+    model = type(spec.args_model.__name__, (spec.args_model,), {"model_config": config, "__module__": __name__})
+    return replace(spec, args_model=model)

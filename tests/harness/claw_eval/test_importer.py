@@ -225,6 +225,37 @@ def test_the_task_files_load_with_our_loader_and_keep_the_fixtures_ids(checkout:
     assert spec["scoring_components"][0]["name"] == "done" and spec["reference_solution"].startswith("1. List")
 
 
+MOCK_WITH_DEFAULT = """
+import os
+from pathlib import Path
+
+FIXTURES_PATH = Path(os.environ.get(
+    "TODO_FIXTURES",
+    str(Path(__file__).resolve().parent.parent.parent / "tasks" / "T010_todo_cleanup" / "fixtures" / "todo" / "tasks.json"),
+))
+"""
+
+
+def test_a_service_without_a_fixtures_variable_gets_what_its_mock_loads_by_default(tmp_path: Path) -> None:
+    root = tmp_path / "ce"
+    tools = [_tool_decl("todo_list_tasks")]
+    _write(root, "T010_todo_cleanup", _task("T010_todo_cleanup", services=[_service("todo", None)], tools=tools),
+           {"fixtures/todo/tasks.json": TODOS})  # fmt: skip
+    english = [{**TODOS[0], "title": "An English title the mock never loads"}]
+    _write(root, "T011_todo_cleanup", _task("T011_todo_cleanup", services=[_service("todo", None)], tools=tools),
+           {"fixtures/todo/tasks.json": english})  # fmt: skip
+    out = tmp_path / "own"
+    import_claw_eval(root, out)  # no mock_services in this checkout: each task's own fixtures
+    titles = {t.id: [r["title"] for r in t.initial_records["todo"]["tasks"]] for t in load_task_set([out])}
+    assert titles["claw-eval.t011_todo_cleanup"] == ["An English title the mock never loads"]
+    (root / "mock_services" / "todo").mkdir(parents=True)
+    (root / "mock_services" / "todo" / "server.py").write_text(MOCK_WITH_DEFAULT, encoding="utf-8")
+    out = tmp_path / "default"
+    import_claw_eval(root, out)  # as Claw-Eval runs it: the mock's default file, T010's
+    titles = {t.id: [r["title"] for r in t.initial_records["todo"]["tasks"]] for t in load_task_set([out])}
+    assert titles["claw-eval.t011_todo_cleanup"] == ["Finish the Q1 report", "Book the dentist"]
+
+
 def test_a_conversation_task_without_tools_is_imported_with_the_persona_of_its_user_agent(
     checkout: Path, tmp_path: Path
 ) -> None:

@@ -122,3 +122,45 @@ def test_random_sequences_repeat_with_their_seed_and_sometimes_name_a_missing_id
     assert statuses - {None} == {"pending"}  # the fixtures' value of that key comes first
     assert all(2 <= len(p.calls) <= 6 for p in first)
     assert missing_id("todo_001", {"todo_999"}) == "todo_9999"
+
+
+def _as_the_mock_shows(text: str, delta: timedelta) -> str:
+    """What Claw-Eval's gmail and calendar mocks write for a fixture time moved by delta: the local wall time, 'Z'."""
+    return (datetime.fromisoformat(text) + delta).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_a_zoned_inbox_reads_back_as_the_wall_time_our_profile_shows() -> None:
+    inbox = {"inbox.json": [{"message_id": "msg_801", "date": "2026-03-24T10:00:00+08:00"},
+                            {"message_id": "msg_804", "date": "2026-03-25T17:00:00+08:00"}]}  # fmt: skip
+    delta = (LOADED - timedelta(days=1)) - datetime.fromisoformat("2026-03-25T17:00:00+08:00")
+    shown = _as_the_mock_shows("2026-03-24T10:00:00+08:00", delta)
+    reader = Reader(set(), shifted_times("gmail", inbox), mock_shifts({"gmail": inbox}, LOADED))
+    assert reader.read({"date": shown}, "gmail", WINDOW) == {"date": "2026-03-24T10:00:00Z"}
+
+
+def test_zoned_events_read_back_at_the_time_of_day_the_mock_shows_on_their_own_dates() -> None:
+    events = {"events.json": [{"event_id": "evt_201", "start_time": "2026-03-27T09:00:00+08:00", "end_time": "2026-03-27T10:30:00+08:00"}]}  # fmt: skip
+    earliest = datetime.fromisoformat("2026-03-27T09:00:00+08:00")
+    target = (LOADED + timedelta(days=1)).replace(hour=9, minute=0, second=0, microsecond=0)
+    shown = _as_the_mock_shows("2026-03-27T10:30:00+08:00", target - earliest)
+    assert shown.endswith("T18:30:00Z")
+    reader = Reader(set(), shifted_times("calendar", events), mock_shifts({"calendar": events}, LOADED))
+    assert reader.read({"end_time": shown}, "calendar", WINDOW) == {"end_time": "2026-03-27T18:30:00Z"}
+
+
+def test_an_answer_echoing_a_moved_argument_reads_as_the_sequence_wrote_it() -> None:
+    reader = Reader(set(), [], {"calendar": timedelta(days=280)}, aliases={"2026-12-03T06:00:00Z": "2026-02-27T14:00:00+08:00"})  # fmt: skip
+    assert reader.read({"error": "Invalid date format: 2026-12-03T06:00:00Z"}, "calendar", WINDOW) == {
+        "error": "Invalid date format: 2026-02-27T14:00:00+08:00"
+    }
+    assert reader.read({"start_time": "2026-12-03T06:00:00Z"}, "calendar", WINDOW) == {
+        "start_time": "2026-02-27T06:00:00Z"
+    }
+
+
+def test_a_list_the_mock_builds_from_a_set_compares_as_a_set() -> None:
+    reader = Reader(set(), [])
+    first = reader.read({"feeds": [{"categories": ["软件", "SaaS", "增长"]}]}, "rss", WINDOW)
+    second = reader.read({"feeds": [{"categories": ["增长", "软件", "SaaS"]}]}, "rss", WINDOW)
+    assert first == second
+    assert reader.read({"labels": ["b", "a"]}, "gmail", WINDOW) == {"labels": ["b", "a"]}, "other lists keep order"
