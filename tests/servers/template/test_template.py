@@ -151,5 +151,5 @@ def test_the_service_guide_shows_the_example_plugins_whole_pyproject_and_the_tem
 
 def test_every_package_with_an_example_workspace_ships_and_the_template_does_not() -> None:
     examples = sorted(p.stem for p in (Path(__file__).parents[3] / "servers/examples").glob("*.json"))
-    assert list(SHIPPED) == examples and len(examples) == 13
+    assert list(SHIPPED) == examples and len(examples) == 15
     assert "notes" not in SERVICES
