@@ -25,6 +25,19 @@ class CIFailureIssue(Family):
         red = red_main(b, repo, b.rng.sample(MODULES, 4 + b.targets))
         test = short_name(red.test)
         self._reference(b, red)
+        self._checks(b, red, test)
+        b.forbid_call(
+            "changed_code",
+            "Reverting a commit when asked only to open an issue.",
+            "repo",
+            "revert_commit",
+            {},
+            {"commit_id": red.breaking, "branch_name": "main"},
+        )
+        return compose(b, self._ask(b))
+
+    @staticmethod
+    def _checks(b: TaskBuilder, red: RedMain, test: str) -> None:
         where = {"title|body": {"regex": rx(test)}, "state": "open"}
         b.check(
             "issue_opened",
@@ -56,15 +69,10 @@ class CIFailureIssue(Family):
             },
             ("issue_opened",),
         )
-        b.forbid_call(
-            "changed_code",
-            "Reverting a commit when asked only to open an issue.",
-            "repo",
-            "revert_commit",
-            {},
-            {"commit_id": red.breaking, "branch_name": "main"},
-        )
-        ask = Ask(
+
+    @staticmethod
+    def _ask(b: TaskBuilder) -> Ask:
+        return Ask(
             steps=(
                 b.pick("find out which test is failing on main", "work out which test keeps failing in main's CI"),
                 b.pick(
@@ -80,7 +88,6 @@ class CIFailureIssue(Family):
             avoid=b.pick("Don't change any code yet.", "No reverts for now, just the issue."),
             topic="main is red",
         )
-        return compose(b, ask)
 
     @staticmethod
     def _reference(b: TaskBuilder, red: RedMain) -> None:

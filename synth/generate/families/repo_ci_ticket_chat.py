@@ -8,7 +8,7 @@ from coworkenv.synth.generate.families.kit.multiturn import Workspace, seed_chat
 from coworkenv.synth.generate.families.kit.names import AGENTS, USER
 from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
 from coworkenv.synth.generate.families.kit.registry import register_family
-from coworkenv.synth.generate.families.kit.repo_common import MODULES, Repo, red_main, short_name
+from coworkenv.synth.generate.families.kit.repo_common import MODULES, RedMain, Repo, red_main, short_name
 
 
 @register_family
@@ -25,6 +25,14 @@ class CIFailureTicketAndChat(Family):
     def build(self, b: TaskBuilder) -> str:
         red = red_main(b, Repo(b), b.rng.sample(MODULES, 4 + b.targets))
         test = short_name(red.test)
+        channels = self._seed(b)
+        self._reference(b, red, test)
+        self._checks(b, red, test, channels)
+        return compose(b, self._ask(b))
+
+    @staticmethod
+    def _seed(b: TaskBuilder) -> dict[str, str]:
+        """The helpdesk's agents and an unrelated open ticket, and the chat channels; returns channel name → id."""
         for s in (USER, *AGENTS):
             b.add("tickets", "users", {"id": s.key, "name": s.name, "email": s.email, "role": "agent"})
         when = b.ago(3)
@@ -35,7 +43,10 @@ class CIFailureTicketAndChat(Family):
             "requester_id": AGENTS[0].key,
         }
         b.distract(b.add("tickets", "tickets", {**old, "status": "open", "created_at": when, "updated_at": when})["id"])
-        channels = seed_chat(b, workspace(b, 1), ["engineering", "general", "random"])
+        return seed_chat(b, workspace(b, 1), ["engineering", "general", "random"])
+
+    @staticmethod
+    def _reference(b: TaskBuilder, red: RedMain, test: str) -> None:
         b.call("repo", "list_ci_runs", "runs", branch_name="main", status="failure")
         b.call("repo", "get_ci_run_log", run_id=red.latest_run)
         b.call("repo", "list_commits", ref="main")
@@ -64,6 +75,9 @@ class CIFailureTicketAndChat(Family):
                 type="incident",
             )
             b.say(f"Posted in #engineering and opened a ticket: {test}, broken by {red.breaking}.")
+
+    @staticmethod
+    def _checks(b: TaskBuilder, red: RedMain, test: str, channels: dict[str, str]) -> None:
         rx_test = {"regex": rx(test)}
         b.check(
             "ticket_opened",
@@ -103,7 +117,10 @@ class CIFailureTicketAndChat(Family):
             {},
             {"commit_id": red.breaking, "branch_name": "main"},
         )
-        ask = Ask(
+
+    @staticmethod
+    def _ask(b: TaskBuilder) -> Ask:
+        return Ask(
             steps=(
                 b.pick(
                     "find out which test is failing on main and which commit broke it",
@@ -118,4 +135,3 @@ class CIFailureTicketAndChat(Family):
             avoid=b.pick("Don't revert anything yourself.", "No code changes."),
             topic="main is red",
         )
-        return compose(b, ask)

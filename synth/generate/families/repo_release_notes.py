@@ -3,7 +3,9 @@ tag, and none of the others (merged before the tag, still open, closed unmerged)
 
 from __future__ import annotations
 
-from coworkenv.synth.generate.families.kit.base import DISTRACTORS, WINDOW, Family, TaskBuilder, rx
+from dataclasses import dataclass
+
+from coworkenv.synth.generate.families.kit.base import DISTRACTORS, WINDOW, Family, Json, TaskBuilder, rx
 from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
 from coworkenv.synth.generate.families.kit.registry import register_family
 from coworkenv.synth.generate.families.kit.repo_common import MODULES, Repo
@@ -14,6 +16,17 @@ CHANGES = (
     "Drop Python 3.9", "Rate-limit the public API", "Archive old invoices", "Localise error messages",
     "Stream large downloads", "Dark mode for settings",
 )  # fmt: skip
+
+
+@dataclass
+class _Release:
+    """The pull requests of the coming release and those that are not in it, and the two tags' names."""
+
+    targets: list[Json]
+    others: list[Json]
+    open_pr: Json
+    old: str
+    new: str
 
 
 @register_family
@@ -28,6 +41,32 @@ class ReleaseNotes(Family):
     )
 
     def build(self, b: TaskBuilder) -> str:
+        r = self._seed(b)
+        self._reference(b, r.targets, r.old, r.new)
+        self._checks(b, r.targets, r.others, r.new)
+        b.forbid_call(
+            "merged_open",
+            "Merging the open pull request to get it into the release.",
+            "repo",
+            "merge_pull_request",
+            {},
+            {"pull_request_id": r.open_pr["id"]},
+        )
+        ask = Ask(
+            steps=(
+                b.pick("write the release notes for {new}", "draft the {new} release notes"),
+                b.pick(
+                    "open an issue titled 'Release notes {new}' listing every PR merged since {old} (number and title)",
+                    "put them in a new issue called 'Release notes {new}', one line per PR merged since {old}",
+                ),
+            ),
+            avoid=b.pick("Only what actually got merged.", "Leave out anything that isn't merged."),
+            topic="{new} release notes",
+        )
+        return compose(b, ask, new=r.new, old=r.old)
+
+    @staticmethod
+    def _seed(b: TaskBuilder) -> _Release:
         repo = Repo(b)
         modules = b.rng.sample(MODULES, 6)
         repo.start(modules, days=60)
@@ -61,6 +100,10 @@ class ReleaseNotes(Family):
         others = [*before, open_pr, closed]
         b.distract(*(p["id"] for p in others))
         repo.finish()
+        return _Release(targets, others, open_pr, old, new)
+
+    @staticmethod
+    def _reference(b: TaskBuilder, targets: list[Json], old: str, new: str) -> None:
         lines = "\n".join(f"- #{p['number']} {p['title']}" for p in targets)
         b.call("repo", "list_tags")
         b.call("repo", "list_pull_requests", "merged", state=["merged"], merged_after=b.ago(20))
@@ -78,6 +121,9 @@ class ReleaseNotes(Family):
             titles_only = "\n".join(f"* {p['title']}" for p in targets)
             b.call("repo", "create_issue", title=f"Release notes {new}", body=titles_only)
             b.say(f"The {new} notes are in a new issue.")
+
+    @staticmethod
+    def _checks(b: TaskBuilder, targets: list[Json], others: list[Json], new: str) -> None:
         notes = {"title": {"regex": rx(new)}}
         for i, p in enumerate(targets):
             b.check(
@@ -107,23 +153,3 @@ class ReleaseNotes(Family):
             },
             tuple(f"lists_{i + 1}" for i in range(len(targets))),
         )
-        b.forbid_call(
-            "merged_open",
-            "Merging the open pull request to get it into the release.",
-            "repo",
-            "merge_pull_request",
-            {},
-            {"pull_request_id": open_pr["id"]},
-        )
-        ask = Ask(
-            steps=(
-                b.pick("write the release notes for {new}", "draft the {new} release notes"),
-                b.pick(
-                    "open an issue titled 'Release notes {new}' listing every PR merged since {old} (number and title)",
-                    "put them in a new issue called 'Release notes {new}', one line per PR merged since {old}",
-                ),
-            ),
-            avoid=b.pick("Only what actually got merged.", "Leave out anything that isn't merged."),
-            topic="{new} release notes",
-        )
-        return compose(b, ask, new=new, old=old)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from coworkenv.synth.generate.families.kit.base import DISTRACTORS, REPORT, Family, TaskBuilder, rx
 from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
 from coworkenv.synth.generate.families.kit.registry import register_family
-from coworkenv.synth.generate.families.kit.repo_common import MODULES, Repo, red_main
+from coworkenv.synth.generate.families.kit.repo_common import MODULES, RedMain, Repo, red_main
 
 
 @register_family
@@ -36,6 +36,21 @@ class RevertBreakingCommit(Family):
                 "repo", "revert_commit", commit_id=red.breaking, branch_name="main", message=f"Revert {red.breaking}"
             )
             b.say(f"Reverted {red.breaking} on main; it is where {red.test} started failing.")
+        self._checks(b, red)
+        ask = Ask(
+            steps=(
+                b.pick("find the commit that broke the build on main", "figure out which commit made main go red"),
+                b.pick("revert it on main", "revert just that commit on main"),
+            ),
+            context=b.pick("main has been failing CI since yesterday.", "The build on main is broken."),
+            avoid=b.pick("Leave the other commits alone.", "Don't revert anything else."),
+            report=b.pick("tell me which commit it was", "let me know which one you reverted"),
+            topic="broken build on main",
+        )
+        return compose(b, ask)
+
+    @staticmethod
+    def _checks(b: TaskBuilder, red: RedMain) -> None:
         b.check(
             "reverted",
             0.4,
@@ -74,14 +89,3 @@ class RevertBreakingCommit(Family):
             {"commit_id": {"in": red.later}},
             {"commit_id": red.later[-1], "branch_name": "main"},
         )
-        ask = Ask(
-            steps=(
-                b.pick("find the commit that broke the build on main", "figure out which commit made main go red"),
-                b.pick("revert it on main", "revert just that commit on main"),
-            ),
-            context=b.pick("main has been failing CI since yesterday.", "The build on main is broken."),
-            avoid=b.pick("Leave the other commits alone.", "Don't revert anything else."),
-            report=b.pick("tell me which commit it was", "let me know which one you reverted"),
-            topic="broken build on main",
-        )
-        return compose(b, ask)

@@ -4,7 +4,7 @@ CODEOWNERS as GitHub does (of the rules that match a path, the last wins; the au
 from __future__ import annotations
 
 from coworkenv.servers.repo.codeowners import owners_of
-from coworkenv.synth.generate.families.kit.base import CROSS, DISTRACTORS, Family, TaskBuilder
+from coworkenv.synth.generate.families.kit.base import CROSS, DISTRACTORS, Family, Json, TaskBuilder
 from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
 from coworkenv.synth.generate.families.kit.registry import register_family
 from coworkenv.synth.generate.families.kit.repo_common import MODULES, WORKFLOW, Repo
@@ -54,6 +54,23 @@ class RouteToCodeOwners(Family):
         wanted = sorted({o for path in files for o in owners_of(table, path)} - {author.login})
         everyone = [d.login for d in (lead, folder, narrow, docs, ci, author)]
         wrong = [x for x in everyone if x not in wanted]
+        self._reference(b, pr, wanted)
+        self._checks(b, pr, wanted, wrong)
+        ask = Ask(
+            steps=(
+                b.pick(
+                    "request reviews on PR #{n} from the code owners of the files it changes",
+                    "route pull request #{n} to whoever owns the code it touches, per CODEOWNERS",
+                ),
+            ),
+            context=b.pick("{who} just opened it.", "{who} asked for reviewers."),
+            avoid=b.pick("Only the owners, nobody else.", "Don't add anyone who doesn't own those files."),
+            topic="reviewers for PR #{n}",
+        )
+        return compose(b, ask, n=pr["number"], who=author.first)
+
+    @staticmethod
+    def _reference(b: TaskBuilder, pr: Json, wanted: list[str]) -> None:
         b.call("repo", "get_pull_request", "pr", pull_request_id=pr["id"])
         b.call("repo", "list_codeowners")
         b.call("repo", "request_reviewers", pull_request_id=pr["id"], reviewers=wanted)
@@ -64,6 +81,9 @@ class RouteToCodeOwners(Family):
             for login in wanted:
                 b.call("repo", "request_reviewers", pull_request_id=pr["id"], reviewers=[login])
             b.say(f"Asked {', '.join(wanted)} to review #{pr['number']}.")
+
+    @staticmethod
+    def _checks(b: TaskBuilder, pr: Json, wanted: list[str], wrong: list[str]) -> None:
         where = {"kind": "record_fields", "service": "repo", "table": "pull_requests", "id": pr["id"]}
         b.check(
             "owners_requested",
@@ -86,15 +106,3 @@ class RouteToCodeOwners(Family):
             {},
             {"pull_request_id": pr["id"]},
         )
-        ask = Ask(
-            steps=(
-                b.pick(
-                    "request reviews on PR #{n} from the code owners of the files it changes",
-                    "route pull request #{n} to whoever owns the code it touches, per CODEOWNERS",
-                ),
-            ),
-            context=b.pick("{who} just opened it.", "{who} asked for reviewers."),
-            avoid=b.pick("Only the owners, nobody else.", "Don't add anyone who doesn't own those files."),
-            topic="reviewers for PR #{n}",
-        )
-        return compose(b, ask, n=pr["number"], who=author.first)
