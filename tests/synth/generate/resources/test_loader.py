@@ -102,5 +102,5 @@ def test_the_loaded_records_make_a_seed_each_service_accepts(tmp_path: Path) -> 
 
 
 def test_the_example_folder_of_the_repository_loads_whole() -> None:
-    rs = load_resources(Path(__file__).parents[4] / "examples" / "resources")
+    rs = load_resources(Path(__file__).parents[4] / "example-files")
     assert rs.problems == () and all(rs.counts().values())
