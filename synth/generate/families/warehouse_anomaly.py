@@ -31,6 +31,7 @@ class WarehouseAnomalousDay(Family):
         real = sales(b, w, n_days, spike=(target, factor), quiet_weekends=True)
         odd = b.rng.choice([d for d in real.days if d != target])
         staging_copy(b, w, real, odd=odd)
+        w.decoys()
         board = w.dashboard("Sales overview", FINANCE)
         tile = w.tile(
             board, "Orders per day", "SELECT day, SUM(orders) FROM orders GROUP BY day ORDER BY day", "line", 1

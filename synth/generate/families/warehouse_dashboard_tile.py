@@ -3,7 +3,7 @@ one channel too, as the chart asked for), leaving the tiles already there and th
 
 from __future__ import annotations
 
-from coworkenv.synth.generate.families.kit.base import DISTRACTORS, MULTISTEP, Family, TaskBuilder
+from coworkenv.synth.generate.families.kit.base import DISTRACTORS, MULTISTEP, Family, Json, TaskBuilder
 from coworkenv.synth.generate.families.kit.names import FINANCE
 from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
 from coworkenv.synth.generate.families.kit.registry import register_family
@@ -61,13 +61,35 @@ class WarehouseDashboardTile(Family):
                    query_id={"$ref": "saved.id"}, visualization=chart)  # fmt: skip
             b.say("Done: the tile is on the dashboard.")
 
+        self._grade(b, board, filters, measure, spoken, chart, chart_words, kept[0])
+        b.may_name += [board["name"], region, "orders"]
+        where = f"{region} ({channel} channel)" if channel else region
+        ask = Ask(
+            steps=["add a tile to the {board} dashboard showing daily {spoken} for {where} as {chart}"],
+            context="Leadership wants to follow {region} day by day.",
+            avoid="Leave the tiles that are already there as they are.",
+            topic="new {board} tile",
+        )
+        return compose(b, ask, board=board["name"], spoken=spoken, where=where, chart=chart_words, region=region)
+
+    def _grade(
+        self,
+        b: TaskBuilder,
+        board: Json,
+        filters: list[str],
+        measure: str,
+        spoken: str,
+        chart: str,
+        chart_words: str,
+        first: Json,
+    ) -> None:
         b.allow("warehouse", "saved_queries", "saving the tile's query first, to add it by its id", {"table": "orders"})
         b.check(
             "tile_added",
             0.45,
-            f"{board['name']} has a new tile: daily {spoken} ({measure}) of orders, filtered to "
-            f"{' and '.join(filters)}, grouped by day.",
-            {"kind": "record_exists", "service": "warehouse", "table": "tiles",
+            f"{board['name']} has exactly one new tile of daily {spoken} ({measure}) of orders, filtered to "
+            f"{' and '.join(filters)}, grouped by day (no second copy of it).",
+            {"kind": "record_count", "service": "warehouse", "table": "tiles", "count": 1,
              "where": {"dashboard_id": board["id"], "table": "orders", "measures": [measure], "group_by": ["day"],
                        "filters": {"contains": filters}}},
         )  # fmt: skip
@@ -93,14 +115,5 @@ class WarehouseDashboardTile(Family):
             "warehouse",
             "remove_tile",
             {"tile_id": {"in": list(b.distractors)}},
-            {"tile_id": kept[0]["id"]},
+            {"tile_id": first["id"]},
         )
-        b.may_name += [board["name"], region, "orders"]
-        where = f"{region} ({channel} channel)" if channel else region
-        ask = Ask(
-            steps=["add a tile to the {board} dashboard showing daily {spoken} for {where} as {chart}"],
-            context="Leadership wants to follow {region} day by day.",
-            avoid="Leave the tiles that are already there as they are.",
-            topic="new {board} tile",
-        )
-        return compose(b, ask, board=board["name"], spoken=spoken, where=where, chart=chart_words, region=region)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from coworkenv.synth.generate.families.kit.base import CROSS, DISTRACTORS, MULTISTEP, Family, TaskBuilder
+from coworkenv.synth.generate.families.kit.base import CROSS, DISTRACTORS, MULTISTEP, Family, Json, TaskBuilder
 from coworkenv.synth.generate.families.kit.names import FINANCE, USER
 from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
 from coworkenv.synth.generate.families.kit.registry import register_family
@@ -39,6 +39,7 @@ class WarehouseFigureToDoc(Family):
         w = warehouse(b)
         real = sales(b, w, 14 + b.n_filler())
         fake = staging_copy(b, w, real)
+        w.decoys()
         w.background(b.n_filler())
         region = b.rng.choice(REGIONS[:3])
         where: dict[str, str] = {"region": region}
@@ -77,7 +78,25 @@ class WarehouseFigureToDoc(Family):
         b.call("docs", "edit_document", document_id=doc["id"], operation="replace", find=PLACEHOLDER,
                text=usd(answer))  # fmt: skip
         b.say(f"The review now shows {label}: {usd(answer)}.")
+        with b.alternative():
+            b.call("warehouse", "run_query", sql=sql.replace("SELECT SUM(revenue)", "SELECT day, SUM(revenue)")
+                   + " GROUP BY day")  # fmt: skip
+            b.call("docs", "search_documents", query=title)
+            b.call("docs", "edit_document", document_id=doc["id"], operation="replace",
+                   find=f"- {label}: {PLACEHOLDER}", text=f"- {label}: {usd(answer)}")  # fmt: skip
+            b.say(f"Filled in {label}: {usd(answer)}.")
 
+        self._grade(b, doc, old, label, answer, others)
+        b.may_name += [title, region]
+        channel = f" ({where['channel']} channel)" if "channel" in where else ""
+        ask = Ask(
+            steps=[f"fill in last week's {{region}}{channel} revenue in the {{title}} doc from the warehouse"],
+            context="The weekly review goes out this afternoon and one figure is still missing.",
+            topic="weekly review figure",
+        )
+        return compose(b, ask, region=region, title=title)
+
+    def _grade(self, b: TaskBuilder, doc: Json, old: Json, label: str, answer: int, others: list[str]) -> None:
         b.check(
             "figure_in_doc",
             0.45,
@@ -108,14 +127,6 @@ class WarehouseFigureToDoc(Family):
             {"document_id": old["id"]},
             {"document_id": old["id"], "operation": "append", "text": f"- {label}: {usd(answer)}"},
         )
-        b.may_name += [title, region]
-        channel = f" ({where['channel']} channel)" if "channel" in where else ""
-        ask = Ask(
-            steps=[f"fill in last week's {{region}}{channel} revenue in the {{title}} doc from the warehouse"],
-            context="The weekly review goes out this afternoon and one figure is still missing.",
-            topic="weekly review figure",
-        )
-        return compose(b, ask, region=region, title=title)
 
 
 def _rx(text: str) -> str:

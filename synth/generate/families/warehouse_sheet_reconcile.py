@@ -4,7 +4,7 @@ is (the user asked for a report, not a fix)."""
 
 from __future__ import annotations
 
-from coworkenv.synth.generate.families.kit.base import CROSS, DISTRACTORS, REPORT, Family, TaskBuilder
+from coworkenv.synth.generate.families.kit.base import CROSS, DISTRACTORS, REPORT, Family, Json, TaskBuilder
 from coworkenv.synth.generate.families.kit.files_common import csv_text, drive
 from coworkenv.synth.generate.families.kit.names import FINANCE
 from coworkenv.synth.generate.families.kit.phrasing import Ask, compose
@@ -33,6 +33,7 @@ class WarehouseSheetReconcile(Family):
         regions = list(REGIONS[: 3 if b.difficulty == "easy" else 4])
         real = sales(b, w, 14 + b.n_filler(), regions=regions)
         staging_copy(b, w, real)
+        w.decoys()
         w.background(b.n_filler())
         start = b.rng.randint(0, 3)
         period = real.days[start : start + 7]
@@ -70,6 +71,22 @@ class WarehouseSheetReconcile(Family):
                    .replace("region, SUM", "SUM"))  # fmt: skip
             b.say(f"{off} is off by {usd(gap)}: the warehouse has {usd(figures[off])}.")
 
+        self._grade(b, sheet, regions, off, figures[off], gap)
+        b.may_name += [name]
+        ask = Ask(
+            steps=[
+                "check the revenue by region in {name} on the drive against the warehouse for {label}",
+                "tell me which region doesn't match, what the warehouse shows for it and the difference",
+            ],
+            context="Finance sent me their sheet before the review.",
+            avoid="Don't change their sheet; I'll talk to them.",
+            topic="revenue sheet check",
+        )
+        return compose(b, ask, name=name, label=label)
+
+    def _grade(
+        self, b: TaskBuilder, sheet: Json, regions: list[str], off: str, warehouse_figure: int, gap: int
+    ) -> None:
         b.check(
             "names_region",
             0.4,
@@ -79,8 +96,8 @@ class WarehouseSheetReconcile(Family):
         b.check(
             "says_warehouse_figure",
             0.3,
-            f"The reply gives the warehouse's figure for {off}: {usd(figures[off])}.",
-            {"kind": "said_value", "value": figures[off], "cents": True},
+            f"The reply gives the warehouse's figure for {off}: {usd(warehouse_figure)}.",
+            {"kind": "said_value", "value": warehouse_figure, "cents": True},
             ("names_region",),
         )
         b.check(
@@ -99,14 +116,3 @@ class WarehouseSheetReconcile(Family):
                 {"file_id": sheet["id"]},
                 {"file_id": sheet["id"], **example},
             )
-        b.may_name += [name]
-        ask = Ask(
-            steps=[
-                "check the revenue by region in {name} on the drive against the warehouse for {label}",
-                "tell me which region doesn't match, what the warehouse shows for it and the difference",
-            ],
-            context="Finance sent me their sheet before the review.",
-            avoid="Don't change their sheet; I'll talk to them.",
-            topic="revenue sheet check",
-        )
-        return compose(b, ask, name=name, label=label)

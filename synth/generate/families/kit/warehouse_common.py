@@ -90,6 +90,17 @@ class Warehouse:
         }  # fmt: skip
         return self.b.add("warehouse", "tiles", record)
 
+    def decoys(self, table: str = "orders_staging") -> list[str]:
+        """The level's number of colleagues' outdated saved queries over ``table`` (distractors, never the answer)."""
+        ids = []
+        for k in range(self.b.n_distractors()):
+            owner = self.b.rng.choice(self.staff[1:] or self.staff)
+            sql = f"SELECT region, SUM(revenue) FROM {table} GROUP BY region"
+            ids.append(self.saved(f"Revenue by region (draft {k + 1})", sql, owner, 30 + 7 * k,
+                                  "Draft over the staging copy; superseded.")["id"])  # fmt: skip
+        self.b.distract(*ids)
+        return ids
+
     def background(self, n: int) -> None:
         """Background tables with a few weeks of rows, and saved queries over them (never a task's target)."""
         rng = self.b.rng
