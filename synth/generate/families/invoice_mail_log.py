@@ -50,6 +50,16 @@ def _earlier(number: str, k: int) -> str:
     return f"{m.group(1)}{max(1, int(digits) - k):0{len(digits)}d}"
 
 
+def _earlier_invoice(b: TaskBuilder, inv: Invoice, number: str, days: int) -> list[str]:
+    """A log row for an earlier invoice of the sender, its mail (a distractor) in the inbox."""
+    cents = b.rng.randrange(20_000, 400_000)
+    body = f"Hello,\n\nInvoice {number} is attached.\nAmount due: ${cents / 100:,.2f}.\n"
+    sender = (inv.mail.from_name, inv.mail.from_address)
+    old = mail(b, sender, f"Invoice {number}", body, b.ago(days=days), unread=False)
+    b.distract(old["id"])
+    return [inv.sender, number, f"{cents / 100:.2f}", b.ago(days=days)[:10]]
+
+
 @register_family
 class InvoiceMailToLog(ResourceFamily):
     name = "invoice-mail-to-log"
@@ -107,8 +117,8 @@ class InvoiceMailToLog(ResourceFamily):
 
     @staticmethod
     def _log(b: TaskBuilder, own: str | None, inv: Invoice) -> Json:
-        """The user's log sheet, else finance's invoice-log.csv with an earlier invoice of the sender in it (and its
-        mail in the inbox)."""
+        """The user's log sheet, else finance's invoice-log.csv with earlier invoices of the sender in it (one; two
+        at medium and hard) and their mails in the inbox."""
         if own is not None:
             return next(r for r in b.rows("files", "files") if r["id"] == own)
         rows = []
@@ -122,14 +132,8 @@ class InvoiceMailToLog(ResourceFamily):
                     b.ago(days=40 + k)[:10],
                 ]
             )
-        earlier = _earlier(inv.number, b.rng.randint(2, 9))
-        cents = b.rng.randrange(20_000, 400_000)
-        rows.append([inv.sender, earlier, f"{cents / 100:.2f}", b.ago(days=33)[:10]])
-        body = f"Hello,\n\nInvoice {earlier} is attached.\nAmount due: ${cents / 100:,.2f}.\n"
-        old = mail(
-            b, (inv.mail.from_name, inv.mail.from_address), f"Invoice {earlier}", body, b.ago(days=33), unread=False
-        )
-        b.distract(old["id"])
+        for k in sorted(b.rng.sample(range(2, 10), 1 if b.difficulty == "easy" else 2), reverse=True):
+            rows.append(_earlier_invoice(b, inv, _earlier(inv.number, k), 33 + k))
         record: Json = {"id": b.uid("file_", "invoice log"), "name": "invoice-log.csv", "folder_id": "fld_finance"}
         record |= {
             "content": csv_text(HEADER, rows),
@@ -166,6 +170,13 @@ class InvoiceMailToLog(ResourceFamily):
         b.call("files", "read_csv", file_id=log["id"], limit=500)
         b.call("files", "append_to_file", file_id=log["id"], text=row)
         b.say(f"Logged invoice {inv.number} from {inv.sender} ({inv.amount:.2f}) in {log['name']}.")
+        with b.alternative():  # the sender's mail listed, the log read whole and written back with the row added
+            b.call("email", "search_messages", from_address=inv.mail.from_address)
+            b.call("email", "get_message", message_id=f"msg_{inv.mail.id}")
+            b.call("files", "read_file", file_id=log["id"])
+            old = str(log["content"])
+            b.call("files", "write_file", file_id=log["id"], content=old + ("" if old.endswith("\n") else "\n") + row)
+            b.say(f"Added {inv.number} ({inv.amount:.2f}) from {inv.sender} to {log['name']}.")
 
     @staticmethod
     def _checks(b: TaskBuilder, log: Json, inv: Invoice) -> None:

@@ -99,8 +99,7 @@ class SheetPaymentsReconcile(ResourceFamily):
             record |= {"description": f"Invoice {ref}", "arrival_date": b.ago(days=b.rng.randint(1, 9))}
             record |= {"created": b.ago(days=b.rng.randint(10, 20))}
             b.add("payments", "payouts", record)
-            if i == decoy:
-                b.distract(record["id"])
+            b.distract(record["id"])  # a paid row's payout, or (medium, hard) the failed one of an unpaid row
         ref, _, payee = led.rows[unpaid[0]]
         return vendors[payee.casefold()][0] if payee else vendors[ref][0]
 
@@ -110,6 +109,10 @@ class SheetPaymentsReconcile(ResourceFamily):
         b.call("payments", "list_payouts", page_size=100)
         refs = ", ".join(led.rows[i][0] for i in unpaid)
         b.say(f"Not paid yet: {refs}. Unpaid total: {money(total)}.")
+        with b.alternative():  # the whole file read, only the successful payouts listed
+            b.call("payments", "list_payouts", status="paid", page_size=100)
+            b.call("files", "read_file", file_id=sheet_id)
+            b.say(f"Still open: {refs}, a total of {money(total)}.")
 
     @staticmethod
     def _checks(b: TaskBuilder, led: Ledger, unpaid: list[int], total: int, vendor: str) -> None:

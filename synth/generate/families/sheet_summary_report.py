@@ -31,9 +31,15 @@ class SheetSummaryReport(ResourceFamily):
         return any(summaries(s) for s in rs.sheets)
 
     def stand_in(self, b: TaskBuilder) -> ResourceSet:
+        """This month's expense sheet and earlier months' (one; two at medium and hard), alike in shape."""
+        months = 2 if b.difficulty == "easy" else 3
+        return ResourceSet("stand-in", sheets=tuple(self._spend(b, back) for back in range(1, months + 1)))
+
+    @staticmethod
+    def _spend(b: TaskBuilder, back: int) -> Sheet:
         groups = b.rng.sample(CATEGORIES if b.rng.random() < 0.5 else TEAMS, 2 + b.targets)
         column = "category" if groups[0] in CATEGORIES else "team"
-        _, _, month = b.month(1)
+        _, _, month = b.month(back)
         rows = [
             [f"2026-{b.rng.randint(1, 12):02d}-{b.rng.randint(1, 28):02d}", b.rng.choice(groups),
              f"{b.rng.randrange(2_000, 300_000) / 100:.2f}"]
@@ -44,8 +50,7 @@ class SheetSummaryReport(ResourceFamily):
         header = ["date", column, "amount"]
         name = f"spend-{month.lower().replace(' ', '-')}.csv"
         text = csv_text(header, rows)
-        sheet = Sheet(key_of(name), name, name, text, tuple(header), tuple(map(tuple, rows)))
-        return ResourceSet("stand-in", sheets=(sheet,))
+        return Sheet(key_of(name), name, name, text, tuple(header), tuple(map(tuple, rows)))
 
     def build(self, b: TaskBuilder) -> str:
         rs, _ = grounding(self, b)
@@ -53,6 +58,7 @@ class SheetSummaryReport(ResourceFamily):
         summary = options[b.rng.randrange(len(options))]
         placed = place(b, rs, summary.sheet.id)
         sheet_id = placed.sheets[summary.sheet.id]
+        b.distract(*(rid for sid, rid in placed.sheets.items() if sid != summary.sheet.id))
         sheet = next(r for r in b.rows("files", "files") if r["id"] == sheet_id)
         if placed.drive is not None:
             placed.drive.filler(3 + b.n_filler())
