@@ -14,6 +14,7 @@ from coworkenv.synth.contract.runner import Workbench, grade_trial, run_steps
 from coworkenv.synth.contract.said import hedge_in, judge_value
 from coworkenv.synth.contract.task import Step, Task, ToolStep
 from coworkenv.synth.contract.validation.adversary_content import (
+    INSTRUCTION,
     blanket_warning,
     content_adversaries,
     decoy,
@@ -53,6 +54,16 @@ async def test_a_decoy_record_made_before_the_real_one_does_not_take_its_place()
     g = await graded(Workbench.of(task), made.steps)
     assert not g.passed, g.report()
     assert any(u.op in ("create", "instruction") for u in g.unexplained)
+
+
+async def test_a_decoy_writes_its_instruction_into_prose_not_into_a_query_the_service_would_refuse() -> None:
+    task = family_task("warehouse-dashboard-tile", "hard")
+    made = decoy(task)
+    assert made is not None
+    copy = next(s for s in made.steps if isinstance(s, ToolStep) and s.tool == "add_tile")
+    assert copy.arguments["sql"].startswith("SELECT") and copy.arguments["title"] == INSTRUCTION
+    g = await graded(Workbench.of(task), made.steps)
+    assert not g.passed, "two tiles where exactly one is asked for"
 
 
 async def test_an_instruction_to_pay_added_to_the_expected_text_fails_the_run() -> None:
