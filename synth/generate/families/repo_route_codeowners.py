@@ -17,8 +17,9 @@ class RouteToCodeOwners(Family):
     capabilities = (CROSS, DISTRACTORS)
     service_options = (("repo",),)
     distractors = (
-        "the owner of the folder whose rule a later, narrower rule overrides; the catch-all owner; another open "
-        "pull request touching other files; (hard) the author, who owns one of the touched files"
+        "the owner of the folder whose rule a later, narrower rule overrides; the catch-all owner; other open "
+        "pull requests touching other files (one, two, three by level); (hard) the author, who owns one of the touched "
+        "files"
     )
 
     def build(self, b: TaskBuilder) -> str:
@@ -46,9 +47,10 @@ class RouteToCodeOwners(Family):
         branch = f"feature/{modules[0]}-rework"
         repo.commit(branch, author.login, f"Rework {modules[0]}", files, 1)
         pr = repo.pull(f"Rework {modules[0]}", author, branch, 1, body=f"Reworks {modules[0]} and documents it.")
-        other_branch = f"fix/{modules[2]}-typo"
-        repo.commit(other_branch, folder.login, f"Fix a typo in {modules[2]}", repo.change("", modules[2], 1), 2)
-        b.distract(repo.pull(f"Fix a typo in {modules[2]}", folder, other_branch, 2)["id"])
+        for ago, other in enumerate(modules[2 : 2 + {"easy": 1, "medium": 2}.get(b.difficulty, 3)], 2):
+            other_branch = f"fix/{other}-typo"  # other open pull requests, one more at each level
+            repo.commit(other_branch, folder.login, f"Fix a typo in {other}", repo.change("", other, 1), ago)
+            b.distract(repo.pull(f"Fix a typo in {other}", folder, other_branch, ago)["id"])
         repo.finish()
         table = [{"pattern": p, "owners": [f"@{o}" for o in who], "line": i} for i, (p, who) in enumerate(rules, 1)]
         wanted = sorted({o for path in files for o in owners_of(table, path)} - {author.login})
