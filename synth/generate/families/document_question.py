@@ -100,11 +100,11 @@ class DocumentQuestion(ResourceFamily):
         b.may_name.append(query)
         b.call("docs", "search_documents", "found", query=query)
         b.call("docs", "get_document", document_id=doc_id)
-        b.say(f"'{fact.document.title}' gives the {fact.key.lower()} as {fact.answer}.")
+        b.say(f"I checked the current '{fact.document.title}': it gives the {fact.key.lower()} as \"{fact.answer}\".")
         with b.alternative():  # the user's own documents listed, the one asked about opened by its id
             b.call("docs", "search_documents", owner="me", page_size=100)
             b.call("docs", "get_document", document_id=doc_id)
-            b.say(f"The {fact.key.lower()} in '{fact.document.title}' is {fact.answer}.")
+            b.say(f"Going by the latest '{fact.document.title}', the {fact.key.lower()} is \"{fact.answer}\".")
         if fact.cents is not None:
             wrong = sorted({f.cents for f in same if f.cents is not None and f.cents != fact.cents})
             check = {"kind": "said_value", "value": fact.cents, "cents": True, "wrong_values": wrong}
