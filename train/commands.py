@@ -151,6 +151,13 @@ Several GPUs: accelerate launch --num_processes N "$(which coworkenv)" train sft
     default=None,
     help="Gradient checkpointing.  [default: on with a GPU, off on CPU]",
 )
+@click.option(
+    "--cpu-bf16/--no-cpu-bf16",
+    default=None,
+    help="On CPU, matmuls in bf16 under autocast (weights, optimiser, loss in fp32).  [default: on where the CPU "
+    "has bf16 instructions and there is no GPU]",
+)
+@click.option("--threads", type=int, help="torch's CPU threads.  [default: 0: torch's default, one a core]")
 def sft_cmd(config_file: Path | None, **values: Any) -> None:
     try:
         file_values = read_config_file(config_file, SFTOptions) if config_file else {}

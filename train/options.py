@@ -54,6 +54,10 @@ class SFTOptions(LoraOptions):
     chat_template: str | None = None  # a .jinja file to use instead of the model's own template
     bf16: bool | None = None  # None: on where a GPU supports it, off on CPU
     gradient_checkpointing: bool | None = None  # None: on with a GPU, off on CPU
+    # CPU training with bf16 matmuls under autocast; weights, optimiser state and the loss stay fp32. None: on
+    # where the CPU has bf16 instructions (AVX512-BF16, AMX) and there is no GPU (bench/learning/bench_step.py).
+    cpu_bf16: bool | None = None
+    threads: int = 0  # torch's CPU threads for the run (0: torch's default, one a core)
     logging_steps: int = 1
     full: bool = False  # full fine-tuning (every weight; a model trained from scratch) instead of LoRA adapters
     warmup_steps: int = 0  # the learning rate rises linearly over these first steps
@@ -77,6 +81,8 @@ class SFTOptions(LoraOptions):
             raise OptionsError(
                 f"weight_decay must be >= 0 and adam_beta2 in (0, 1), not {self.weight_decay}, {self.adam_beta2}"
             )
+        if self.threads < 0:
+            raise OptionsError(f"threads must be 0 (torch's default) or more, not {self.threads}")
         if self.eval_steps < 0 or self.save_steps < 0:
             raise OptionsError(f"eval_steps and save_steps must be 0 or more, not {self.eval_steps}, {self.save_steps}")
         schedulers = ("linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup")

@@ -92,7 +92,7 @@ def test_the_trainer_s_loss_is_the_weighted_loss_in_training_and_the_assistant_l
     import torch
 
     data = _uneven(tmp_path / "demos.jsonl")
-    trainer = build_trainer(_options(data, tiny_model, tmp_path / "o", context_weight=0.5))
+    trainer = build_trainer(_options(data, tiny_model, tmp_path / "o", context_weight=0.5, cpu_bf16=False))
     batch = trainer.data_collator([trainer.train_dataset[i] for i in range(3)])
     model = trainer.model
     with torch.no_grad():
