@@ -104,33 +104,52 @@ def _check_sandbox(data: Mapping[str, Any], services: list[Any], tools: list[Any
 # ------------------------------------------------------------------------------------------------ seeds
 def _seeds(
     checkout: Path, folder: Path, services: list[dict[str, Any]], claws: list[ClawService]
-) -> tuple[dict[str, SeedTables], datetime]:
-    """Our seeds (one per service of ours, several Claw-Eval services on one merged) and the task's ``now``."""
+) -> tuple[dict[str, SeedTables], datetime, dict[str, float]]:
+    """Our seeds (one per service of ours, several Claw-Eval services on one merged), the task's ``now``, and how
+    far (seconds) the fixtures of each service whose mock moves them to the wall clock were moved to sit against
+    that one clock (:func:`~coworkenv.servers.claw_eval.moved`)."""
+    read = [(read_fixtures(checkout, folder, entry), service) for entry, service in zip(services, claws, strict=True)]
+    clocks = {service.name: _clock(service, fixtures) for fixtures, service in read}
+    known = [c for c in clocks.values() if c is not None]
+    newest = [found for fixtures, _ in read if (found := newest_date(fixtures)) is not None]
+    now = max(known) if known else (max(newest) + timedelta(days=1)) if newest else DEFAULT_NOW
     seeds: dict[str, SeedTables] = {}
-    clocks: list[datetime] = []
-    newest: list[datetime] = []
-    for entry, service in zip(services, claws, strict=True):
-        fixtures = read_fixtures(checkout, folder, entry)
-        try:
-            tables = service.seed(fixtures)
-            clock = service.clock(fixtures)
-        except ValueError as exc:
-            raise Refused(f"fixtures of {service.name}: {exc}", f"fixtures of {service.name} refused") from exc
-        except Exception as exc:  # a profile module's bug: this task is refused, the import goes on
-            raise Refused(
-                f"fixtures of {service.name}: {type(exc).__name__}: {exc}", f"fixtures of {service.name} refused"
-            ) from exc
-        _merge(seeds.setdefault(service.serves_on, {}), tables, service)
-        if clock is not None:
-            clocks.append(clock if clock.tzinfo else clock.replace(tzinfo=UTC))
-        found = newest_date(fixtures)
-        if found is not None:
-            newest.append(found)
+    shifted: dict[str, float] = {}
+    for fixtures, service in read:
+        own = clocks[service.name]
+        if service.moves and own is not None and own < now:
+            by = now - own
+            by = timedelta(days=by.days) if service.moves_whole_days else by
+            if by:
+                fixtures = claw_eval.moved(fixtures, service.moves, by)
+                shifted[service.name] = by.total_seconds()
+        _merge(seeds.setdefault(service.serves_on, {}), _seed(service, fixtures), service)
     for ours, seed in seeds.items():
         _validate_seed(ours, seed)
-    if clocks:
-        return seeds, max(clocks)
-    return seeds, (max(newest) + timedelta(days=1)) if newest else DEFAULT_NOW
+    return seeds, now, shifted
+
+
+def _clock(service: ClawService, fixtures: Mapping[str, Any]) -> datetime | None:
+    try:
+        clock = service.clock(fixtures)
+    except ValueError as exc:
+        raise Refused(f"fixtures of {service.name}: {exc}", f"fixtures of {service.name} refused") from exc
+    except Exception as exc:  # a profile module's bug: this task is refused, the import goes on
+        raise Refused(
+            f"fixtures of {service.name}: {type(exc).__name__}: {exc}", f"fixtures of {service.name} refused"
+        ) from exc
+    return clock if clock is None or clock.tzinfo else clock.replace(tzinfo=UTC)
+
+
+def _seed(service: ClawService, fixtures: Mapping[str, Any]) -> SeedTables:
+    try:
+        return service.seed(fixtures)
+    except ValueError as exc:
+        raise Refused(f"fixtures of {service.name}: {exc}", f"fixtures of {service.name} refused") from exc
+    except Exception as exc:  # a profile module's bug: this task is refused, the import goes on
+        raise Refused(
+            f"fixtures of {service.name}: {type(exc).__name__}: {exc}", f"fixtures of {service.name} refused"
+        ) from exc
 
 
 def _merge(into: SeedTables, tables: SeedTables, service: ClawService) -> None:
@@ -194,7 +213,7 @@ def convert(checkout: Path, folder: Path, data: Mapping[str, Any]) -> Task:
     _check_tools(tools, claws)
     _check_media(data, prompt)
     _check_sandbox(data, entries, tools, talks)
-    seeds, now = _seeds(checkout, folder, entries, claws)
+    seeds, now, shifted = _seeds(checkout, folder, entries, claws)
 
     environment = mapping(data, "environment")
     tags = [str(t) for t in listed(data, "tags")]
@@ -218,6 +237,8 @@ def convert(checkout: Path, folder: Path, data: Mapping[str, Any]) -> Task:
         },
         "checkout": str(checkout.resolve()),
     }
+    if shifted:
+        spec["moved_seconds"] = shifted
     if (folder / "grader.py").is_file():
         spec["grader"] = "grader.py"
     user = None

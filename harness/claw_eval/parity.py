@@ -27,7 +27,7 @@ import sys
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -208,19 +208,27 @@ class _Sequence:
         theirs = Reader(
             self.fixture_strings | strings_of([c.arguments for c in sent]), task_times, shifts, aliases=aliases
         )
-        mine = Reader(self.fixture_strings | strings_of([c.arguments for c in calls]), task_times)
+        moved = self.task.external.spec.get("moved_seconds") if self.task.external else None
+        ours_moved = {str(k): timedelta(seconds=float(v)) for k, v in (moved or {}).items()}
+        to_ours = [Call(c.tool, shift_arguments(c.arguments, ours_moved.get(self.service(c.tool)))) for c in calls]
+        mine = Reader(
+            self.fixture_strings | strings_of([c.arguments for c in to_ours]),
+            task_times,
+            ours_moved,
+            aliases=_aliases(calls, to_ours),
+        )
         started = datetime.now(UTC)
         env = self.ours.fresh()
         try:
             our_start = env.clock.now()
             answered: list[tuple[Call, Answer]] = []
             outcomes: list[tuple[Call, CallOutcome]] = []
-            for n, (call, to_mock) in enumerate(zip(calls, sent, strict=True), start=1):
+            for n, (call, to_mock, ours) in enumerate(zip(calls, sent, to_ours, strict=True), start=1):
                 service = self.service(call.tool)
                 mock = self.mocks.call(call.tool, to_mock.arguments)
-                our, outcome = await self.ours.call(env, call.tool, call.arguments)
+                our, outcome = await self.ours.call(env, call.tool, ours.arguments)
                 answered.append((to_mock, mock))
-                outcomes.append((call, outcome))
+                outcomes.append((ours, outcome))
                 read_mock = theirs.read(_body(mock), service, (started, datetime.now(UTC)))
                 read_ours = mine.read(_body(our), service, (our_start, env.clock.now()))
                 self._compare_call(name, n, call, mock, our, read_mock, read_ours, service)

@@ -13,10 +13,12 @@ each side makes up for itself are compared by role, not by text:
    moved back, is a fixture time as our profile shows it (or a time the sequence passed; within 2 s: gmail truncates
    to the second) reads as that time. Date and time arguments sent to a shifted service's tools are moved forward
    for the mock (:func:`shift_arguments`; whole days for a date), as an agent reading its dates would, and an answer
-   that echoes one (``Invalid date format: ...``, a created event's times) reads as the sequence wrote it.
+   that echoes one (``Invalid date format: ...``, a created event's times) reads as the sequence wrote it. Our side
+   is read the same way where the import moved a service's fixtures to the task's one clock (``moved_seconds``).
 2. **Now.** A date-time that is no fixture value nor argument and lies within 10 minutes of the side's clock while
    the sequence ran (the mock: the wall clock; ours: the simulated clock) reads ``<now>``; a date (``YYYY-MM-DD``)
-   that is none of those and is the side's today reads ``<today>``. So creation stamps and audit timestamps agree.
+   that is none of those and is the side's today reads ``<today>`` (before rule 1: no moved fixture time lies
+   within minutes of its side's clock). So creation stamps and audit timestamps agree.
 3. **Date-times as instants.** Any other date-time is compared as the instant it names, in UTC to the second
    (``2026-03-01T06:00:00+08:00`` and ``2026-02-28T22:00:00Z`` agree); dates and all other strings as text.
 4. **Made-up ids.** A string under an id key (``id``, ``*_id``, items of ``*_ids``) that is no fixture value nor
@@ -246,14 +248,14 @@ class Reader:
         return text
 
     def _time(self, text: str, moment: datetime, service: str, window: tuple[datetime, datetime]) -> str:
+        if text not in self.known and window[0] - NOW_TOLERANCE <= moment <= window[1] + NOW_TOLERANCE:
+            return "<now>"  # first: no moved fixture time lies within minutes of its side's clock
         shift = self.shifts.get(service)
         if shift:
             back = moment - shift
             for known in self.task_times:
                 if abs(back - known) <= SHIFT_TOLERANCE:
                     return canonical(known)
-        if text not in self.known and window[0] - NOW_TOLERANCE <= moment <= window[1] + NOW_TOLERANCE:
-            return "<now>"
         return canonical(moment)
 
     def _day(self, text: str, day: date, service: str, window: tuple[datetime, datetime]) -> str:

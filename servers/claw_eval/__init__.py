@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import ConfigDict
@@ -49,6 +49,44 @@ class ClawService:
     """What its ``/audit`` route would return: from our service's final tables and its audit rows."""
     clock: Callable[[Fixtures], datetime | None] = lambda fixtures: None
     """The simulated time a task with these fixtures runs at; None: no opinion (the importer picks)."""
+    moves: tuple[str, ...] = ()
+    """The fixture fields its mock moves to the wall clock when it loads them (gmail: ``date``). Each mock moves its
+    own, so in a task whose services want different clocks the importer moves these by :func:`moved` until this
+    service's clock is the task's: each service then sits against the one clock as its mock puts it."""
+    moves_whole_days: bool = False
+    """Its mock keeps each time of day (calendar): moved by whole days only."""
+
+
+def moved(fixtures: Fixtures, fields: tuple[str, ...], by: timedelta) -> dict[str, Any]:
+    """A copy of ``fixtures`` with every ISO date-time under one of ``fields`` (in records of a list, or of a
+    document's lists) later by ``by``, written as it was (its zone, or its ``Z``)."""
+
+    def shift(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        try:
+            when = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
+        except ValueError:
+            return value
+        later = when + by
+        if text.endswith("Z"):
+            return later.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
+        return later.isoformat(timespec="seconds")
+
+    def record(row: Any) -> Any:
+        if not isinstance(row, dict):
+            return row
+        return {k: shift(v) if k in fields else v for k, v in row.items()}
+
+    def document(doc: Any) -> Any:
+        if isinstance(doc, list):
+            return [record(r) for r in doc]
+        if isinstance(doc, dict):
+            return {k: document(v) if isinstance(v, list) else v for k, v in doc.items()}
+        return doc
+
+    return {name: document(doc) for name, doc in fixtures.items()}
 
 
 _MODULES = {

@@ -327,4 +327,6 @@ def audit_data(tables: Mapping[str, list[dict[str, Any]]], audit: list[AuditRow]
     }
 
 
-SERVICE = ClawService("calendar", "calendar", TOOLS, seed, audit_data, clock)
+SERVICE = ClawService(
+    "calendar", "calendar", TOOLS, seed, audit_data, clock, moves=("start_time", "end_time"), moves_whole_days=True
+)

@@ -275,4 +275,4 @@ def audit_data(tables: Mapping[str, list[dict[str, Any]]], audit: list[AuditRow]
     }
 
 
-SERVICE = ClawService("gmail", "email", TOOLS, seed, audit_data, clock)
+SERVICE = ClawService("gmail", "email", TOOLS, seed, audit_data, clock, moves=("date",))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -223,6 +223,47 @@ def test_the_task_files_load_with_our_loader_and_keep_the_fixtures_ids(checkout:
     assert spec["environment"] == {"timeout_seconds": 300, "max_turns": 20}
     assert spec["safety_checks"] == [{"type": "tool_not_called", "tool_name": "todo_delete_task"}]
     assert spec["scoring_components"][0]["name"] == "done" and spec["reference_solution"].startswith("1. List")
+
+
+def test_services_whose_mocks_move_their_dates_are_moved_to_sit_against_the_tasks_one_clock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def newest(fixtures: Fixtures) -> datetime:
+        return max(datetime.fromisoformat(r["date"]) for f in fixtures.values() for r in f) + timedelta(days=1)
+
+    inbox = ClawService(
+        "inbox",
+        "todo",
+        (_tool("inbox_list"),),
+        lambda f: {
+            "tasks": [{"id": r["id"], "title": r["date"], "created_at": r["date"]} for d in f.values() for r in d]
+        },
+        lambda s, a: {},
+        clock=newest,
+        moves=("date",),
+    )
+    monkeypatch.setitem(FAKES, "inbox", inbox)
+    root = tmp_path / "ce"
+    services = [_service("inbox", "tasks/T050_mail/fixtures/inbox/mail.json"), _service("projects", "tasks/T050_mail/fixtures/p.json")]  # fmt: skip
+    mail = [{"id": "m1", "date": "2026-03-20T09:00:00+08:00"}, {"id": "m2", "date": "2026-03-25T10:30:00Z"}]
+    _write(root, "T050_mail", _task("T050_mail", services=services, tools=[_tool_decl("inbox_list"), _tool_decl("projects_list")]),
+           {"fixtures/inbox/mail.json": mail, "fixtures/p.json": [{"id": "p1", "name": "P"}]})  # fmt: skip
+    import_claw_eval(root, tmp_path / "out")
+    (task,) = load_task_set([tmp_path / "out"])
+    assert task.now == "2026-04-01T08:00:00Z", "the later clock (projects') is the task's"
+    by = datetime(2026, 4, 1, 8, tzinfo=UTC) - datetime(2026, 3, 26, 10, 30, tzinfo=UTC)
+    assert task.external is not None and task.external.spec["moved_seconds"] == {"inbox": by.total_seconds()}
+    titles = [r["title"] for r in task.initial_records["todo"]["tasks"] if r["id"] in ("m1", "m2")]
+    assert titles == ["2026-03-26T06:30:00+08:00", "2026-03-31T08:00:00Z"], "the newest a day before the clock"
+
+
+def test_moved_fixture_times_keep_how_they_were_written() -> None:
+    fixtures = {"a.json": [{"date": "2026-03-01T09:00:00+08:00", "other": "2026-03-01T09:00:00Z", "n": 1}],
+                "b.json": {"items": [{"date": "2026-03-01T09:00:00Z"}], "date": "2026-03-01T09:00:00Z"}}  # fmt: skip
+    out = claw_eval.moved(fixtures, ("date",), timedelta(days=2, hours=1))
+    assert out["a.json"] == [{"date": "2026-03-03T10:00:00+08:00", "other": "2026-03-01T09:00:00Z", "n": 1}]
+    assert out["b.json"] == {"items": [{"date": "2026-03-03T10:00:00Z"}], "date": "2026-03-01T09:00:00Z"}
+    assert fixtures["a.json"][0]["date"] == "2026-03-01T09:00:00+08:00", "the fixtures read are left as they were"
 
 
 MOCK_WITH_DEFAULT = """

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from coworkenv.harness.claw_eval.parity_calls import Pools, missing_id, random_sequences, scripted_sequence
 from coworkenv.harness.claw_eval.parity_compare import (
     Reader,
+    canonical,
     first_difference,
     mock_shifts,
     shift_arguments,
@@ -164,3 +165,10 @@ def test_a_list_the_mock_builds_from_a_set_compares_as_a_set() -> None:
     second = reader.read({"feeds": [{"categories": ["增长", "软件", "SaaS"]}]}, "rss", WINDOW)
     assert first == second
     assert reader.read({"labels": ["b", "a"]}, "gmail", WINDOW) == {"labels": ["b", "a"]}, "other lists keep order"
+
+
+def test_a_stamp_of_now_reads_now_even_where_moving_it_back_lands_on_a_fixture_time() -> None:
+    fixture_time = OURS_NOW - timedelta(days=1)
+    ours = Reader(set(), [fixture_time], {"calendar": timedelta(days=1)})  # our import moved calendar a day
+    assert ours.read({"timestamp": "2026-02-28T17:45:00Z"}, "calendar", (OURS_NOW, OURS_NOW)) == {"timestamp": "<now>"}
+    assert ours.read("2026-02-28T17:45:00Z", "calendar", (LOADED, LOADED)) == canonical(fixture_time)
