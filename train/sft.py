@@ -7,7 +7,8 @@ in the loss at weight W (the assistant's stay at 1, padding 0): a model trained 
 id from a tool result into its next call from the context's own next-token signal (ids repeat inside results,
 between a search and a get, in the request and the reply), which assistant tokens alone are too few to teach.
 Pretrained students keep W = 0, the SFT convention. Batches of several conversations are grouped by length;
-the schedule is cosine after ``warmup_steps``; AdamW's weight decay skips biases and norms.
+the schedule is cosine after ``warmup_steps``; AdamW's weight decay skips biases and norms. On a CPU with bf16
+instructions a training step's matmuls run in bf16 under autocast (``cpu_bf16``; weights, optimiser and loss fp32).
 
 Multi-device: the same command runs under ``accelerate launch`` (DDP, DeepSpeed ZeRO or FSDP configs), e.g.
 ``accelerate launch --num_processes 8 "$(which coworkenv)" train sft --data demos.jsonl --out runs/sft``.
@@ -81,7 +82,8 @@ def cpu_bf16_supported() -> bool:
 def resolve_cpu_bf16(options: SFTOptions) -> bool:
     """Whether training on CPU runs its matmuls in bf16 under autocast: as given, else where the CPU has bf16
     instructions. Never with a GPU (``bf16`` is the GPU's setting). Measured on the learning bench's model
-    (``bench/learning/bench_step.py``): ~1.7x the tokens a second of fp32 on 2 AVX512-BF16 cores."""
+    (``bench/learning/bench_step.py``, 2 shared AVX512-BF16 cores): 1.6x the tokens a second of fp32, 2.3x with
+    OpenMP's idle threads asleep (``coworkenv.train`` sets ``OMP_WAIT_POLICY=PASSIVE``)."""
     if gpu_available():
         return False
     if options.cpu_bf16 is None:
