@@ -16,7 +16,14 @@ pytest.importorskip("trl")
 from coworkenv.train import sft
 from coworkenv.train.commands import train_group
 from coworkenv.train.options import OptionsError, SFTOptions
-from coworkenv.train.sft import build_trainer, cpu_bf16_supported, gpu_available, resolve_cpu_bf16, weighted_loss
+from coworkenv.train.sft import (
+    build_trainer,
+    cpu_bf16_supported,
+    gpu_available,
+    padded_on_the_right,
+    resolve_cpu_bf16,
+    weighted_loss,
+)
 from tests.train.fixtures import example, write_jsonl
 
 
@@ -42,6 +49,30 @@ def _uneven(path: Path) -> Path:
         records.append(json.dumps(record))
     path.write_text("\n".join(records) + "\n", encoding="utf-8")
     return path
+
+
+def test_only_a_batch_padded_on_the_right_may_drop_its_attention_mask() -> None:
+    import torch
+
+    assert padded_on_the_right(torch.tensor([[1, 1, 1], [1, 1, 0], [1, 0, 0]]))
+    assert not padded_on_the_right(torch.tensor([[1, 1, 1], [0, 1, 1]]))  # padded on the left
+    assert not padded_on_the_right(torch.tensor([[1, 0, 1]]))  # a hole: two conversations in a row
+
+
+def test_a_right_padded_batch_gives_the_same_logits_on_its_real_tokens_without_the_mask(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    import torch
+
+    data = _uneven(tmp_path / "demos.jsonl")
+    trainer = build_trainer(_options(data, tiny_model, tmp_path / "o", context_weight=0.3, cpu_bf16=False))
+    batch = trainer.data_collator([trainer.train_dataset[i] for i in range(3)])
+    mask = batch["attention_mask"]
+    assert not mask.all() and padded_on_the_right(mask)
+    with torch.no_grad():
+        masked = trainer.model(input_ids=batch["input_ids"], attention_mask=mask).logits
+        causal = trainer.model(input_ids=batch["input_ids"]).logits
+    assert torch.allclose(masked[mask.bool()], causal[mask.bool()], atol=1e-5)
 
 
 def test_cpu_bf16_is_on_by_default_exactly_where_the_cpu_has_bf16_instructions() -> None:
