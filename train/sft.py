@@ -82,8 +82,7 @@ def cpu_bf16_supported() -> bool:
 def resolve_cpu_bf16(options: SFTOptions) -> bool:
     """Whether training on CPU runs its matmuls in bf16 under autocast: as given, else where the CPU has bf16
     instructions. Never with a GPU (``bf16`` is the GPU's setting). Measured on the learning bench's model
-    (``bench/learning/bench_step.py``, 2 shared AVX512-BF16 cores): 1.6x the tokens a second of fp32, 2.3x with
-    OpenMP's idle threads asleep (``coworkenv.train`` sets ``OMP_WAIT_POLICY=PASSIVE``)."""
+    (``bench/learning/bench_step.py``, 2 AVX512-BF16 cores): 1.6x-1.8x the tokens a second of fp32."""
     if gpu_available():
         return False
     if options.cpu_bf16 is None:

@@ -14,9 +14,9 @@ conversation, then GRPO from that checkpoint.
    tool results) at ``--context-weight`` 0.3, batches of ``--batch`` conversations grouped by length, AdamW
    (betas 0.9/0.95, weight decay 0.1 off norms and biases), ``--lr`` after ``--warmup`` steps, cosine decay.
    Copying an id read in a tool result into the next call forms from the context's own next-token signal.
-   On a CPU with bf16 instructions the matmuls run in bf16 under autocast (weights, optimiser and loss fp32)
-   and OpenMP's idle threads sleep: ~2x the tokens a second of the fp32 steps the times below were taken with
-   (``bench_step.py``, issue 46).
+   On a CPU with bf16 instructions the matmuls run in bf16 under autocast (weights, optimiser and loss fp32),
+   right-padded batches run causal-only and OpenMP's idle threads sleep: 1.9x-2.2x the tokens a second of the
+   fp32 steps the times below were taken with (``bench_step.py``, issue 46).
 4. Checkpoints every ``--save-every`` steps in ``WORK/sft``: the same command with ``--resume`` goes on from the
    newest one (weights, optimiser, schedule, step), so a long run survives stops. ``--eval-every`` scores the
    model on the held-out tasks, teacher-forced copy rates and the held-out loss along the way (``WORK/during.jsonl``,
