@@ -131,6 +131,11 @@ Several GPUs: accelerate launch --num_processes N "$(which coworkenv)" train sft
 )
 @click.option("--lr-scheduler", help=f"Learning-rate schedule after the warmup.  [default: {_SFT.lr_scheduler}]")
 @click.option(
+    "--min-lr-ratio",
+    type=float,
+    help="Cosine only: decay to this share of --lr instead of 0.  [default: 0]",
+)
+@click.option(
     "--weight-decay", type=float, help=f"AdamW weight decay (not on biases, norms).  [default: {_SFT.weight_decay}]"
 )
 @click.option("--adam-beta2", type=float, help=f"AdamW beta2.  [default: {_SFT.adam_beta2}]")

@@ -63,6 +63,7 @@ class SFTOptions(LoraOptions):
     warmup_steps: int = 0  # the learning rate rises linearly over these first steps
     context_weight: float = 0.0  # loss weight of system, user and tool-result tokens; the assistant's weigh 1
     lr_scheduler: str = "cosine"  # transformers' scheduler name: cosine, linear, constant_with_warmup, ...
+    min_lr_ratio: float = 0.0  # cosine only: decay to this share of lr instead of 0 (a floor the run keeps learning at)
     weight_decay: float = 0.0  # AdamW's (biases and norms excluded); 0.1 for a model trained from scratch
     adam_beta2: float = 0.999  # 0.95 steadies a model trained from scratch at a high learning rate
     eval_data: str | None = None  # held-out chat JSONL: its assistant tokens' loss before, every eval_steps, after
@@ -88,6 +89,10 @@ class SFTOptions(LoraOptions):
         schedulers = ("linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup")
         if self.lr_scheduler not in schedulers:
             raise OptionsError(f"unknown lr_scheduler {self.lr_scheduler!r}; use one of {', '.join(schedulers)}")
+        if not 0.0 <= self.min_lr_ratio < 1.0:
+            raise OptionsError(f"min_lr_ratio must be at least 0 and below 1, not {self.min_lr_ratio}")
+        if self.min_lr_ratio and self.lr_scheduler != "cosine":
+            raise OptionsError(f"min_lr_ratio needs lr_scheduler cosine, not {self.lr_scheduler!r}")
 
 
 T = TypeVar("T")

@@ -152,7 +152,9 @@ def sft_config(options: SFTOptions) -> Any:
         max_steps=options.max_steps,
         learning_rate=options.lr,
         warmup_steps=options.warmup_steps,
-        lr_scheduler_type=options.lr_scheduler,
+        # A floor under the cosine: transformers' cosine_with_min_lr, the same curve squeezed into [floor, lr].
+        lr_scheduler_type="cosine_with_min_lr" if options.min_lr_ratio else options.lr_scheduler,
+        lr_scheduler_kwargs={"min_lr_rate": options.min_lr_ratio} if options.min_lr_ratio else None,
         weight_decay=options.weight_decay,  # transformers leaves biases and norms out of it
         adam_beta1=0.9,
         adam_beta2=options.adam_beta2,

@@ -52,13 +52,15 @@ from typing import Any
 from learn_data import (
     answers,
     answers_seen,
+    by_family,
     curve,
     demonstrations,
     evaluate,
+    family_services,
     family_tools,
     id_tokens,
-    make_tasks,
     subset,
+    tasks_of,
     unseen,
 )
 from learn_distill import distill_into_smaller  # beside this file (run as a script)
@@ -67,6 +69,7 @@ from learn_grpo import continue_with_grpo
 from coworkenv.harness.agents.hf_agent import load_tokenizer
 from coworkenv.harness.export.chat import token_lengths
 from coworkenv.synth.contract.task import Task
+from coworkenv.synth.generate.families import FAMILIES
 from coworkenv.train.copy_accuracy import copy_accuracy
 from coworkenv.train.data import read_chat_jsonl
 from coworkenv.train.options import ALGOS, AT_LIMIT, SFTOptions
@@ -79,8 +82,8 @@ QUICK = {"train": 40, "heldout": 4, "layers": 2, "hidden": 64, "vocab": 1024, "s
          "grpo_steps": 1, "grpo_group": 4, "grpo_length": 192, "save_every": 6}  # fmt: skip
 
 
-def scoring_every(every: int, work: Path, heldout: list[Task], novel: list[Task], held_rows: list[dict[str, Any]],
-                  args: argparse.Namespace) -> Any:  # fmt: skip
+def scoring_every(every: int, work: Path, held_groups: dict[str, list[Task]], novel: list[Task],
+                  held_rows: list[dict[str, Any]], args: argparse.Namespace) -> Any:  # fmt: skip
     """A ``TrainerCallback`` that every ``every`` steps (the last excepted: the run scores that itself) scores the
     model on the held-out tasks and teacher-forced copying, appending a row to ``work/during.jsonl``."""
     from transformers import TrainerCallback
@@ -93,9 +96,9 @@ def scoring_every(every: int, work: Path, heldout: list[Task], novel: list[Task]
             model.save_pretrained(str(out))
             kwargs["processing_class"].save_pretrained(str(out))
             t = time.perf_counter()
-            scored = evaluate(out, heldout, args)
+            scored = evaluate(out, [t for group in held_groups.values() for t in group], args)
             row = {"step": state.global_step, "score": scored["score"], "pass_rate": scored["pass_rate"],
-                   "unseen_answers": subset(scored, novel), "copying": copy_accuracy(out, held_rows),
+                   "by_family": by_family(scored, held_groups), "unseen_answers": subset(scored, novel), "copying": copy_accuracy(out, held_rows),
                    "tool_calls_ok": scored["tool_calls_ok"], "tool_calls": scored["tool_calls"],
                    "first_calls": scored["first_calls"][:2], "s": round(time.perf_counter() - t, 1)}  # fmt: skip
             with (work / "during.jsonl").open("a", encoding="utf-8") as handle:
@@ -109,10 +112,18 @@ def scoring_every(every: int, work: Path, heldout: list[Task], novel: list[Task]
 def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="A small run that checks the plumbing.")
-    parser.add_argument("--family", default="tickets-triage-oncall")
-    parser.add_argument("--services", default="tickets")
+    parser.add_argument(
+        "--family",
+        default="tickets-triage-oncall",
+        help="A family, or several (a,b,c): one student on all of them, scored family by family.",
+    )
+    parser.add_argument("--services", help="A single family's services (a+b) [default: its first option].")
+    parser.add_argument("--forbidden-tools", action="store_true",
+                        help="List the tools the families' forbidden actions name too (the harmful move is one the "
+                             "model can make: the harmful-action rate means something).")  # fmt: skip
     parser.add_argument("--difficulty", default="easy")
-    what = {"train": "Training tasks (demonstrations).", "heldout": "Held-out tasks scored before and after.",
+    what = {"train": "Training tasks (demonstrations), per family.",
+            "heldout": "Held-out tasks scored before and after, per family.",
             "steps": "SFT steps in all (with --resume: to this step).", "batch": "Conversations a step.",
             "grpo_steps": "RL steps after SFT (0: none; with --resume on a finished SFT run, only RL runs).",
             "grpo_group": "RL: rollouts per task.", "grpo_length": "RL: tokens of a rollout after the prompt.",
@@ -123,6 +134,11 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--context-weight", type=float, default=0.3, help="Loss weight of the context's tokens.")
     parser.add_argument("--digits", type=int, default=2, help="Digits a token at most (the tokenizer's number pieces).")
     parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--min-lr-ratio", type=float, default=0.0,
+                        help="The cosine decays to this share of --lr instead of 0 (0.25: a floor of 5e-4).")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=0, help="The model's initial weights and the order of batches.")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="torch's CPU threads (0: one a core); 1 for runs side by side, each repeatable.")  # fmt: skip
     parser.add_argument("--warmup", type=int, default=50, help="Steps of learning-rate warmup.")
     parser.add_argument("--recoveries", type=float, default=0.15, help="Share of demonstrations with a recovery.")
     parser.add_argument("--eval-every", type=int, default=0, help="Score the held-out tasks every N steps too.")
@@ -162,6 +178,14 @@ def parse() -> argparse.Namespace:
             setattr(args, name, value)
     if args.quick:
         args.max_new_tokens, args.max_turns = min(args.max_new_tokens, 48), min(args.max_turns, 4)
+    args.families = [name.strip() for name in args.family.split(",") if name.strip()]
+    unknown = [name for name in args.families if name not in FAMILIES]
+    if unknown or not args.families:
+        parser.error(
+            f"--family: unknown {', '.join(unknown) or '(none given)'}; the families: {', '.join(sorted(FAMILIES))}"
+        )
+    if args.services and len(args.families) > 1:
+        parser.error("--services names one family's services; with several families each uses its first option")
     if args.digits < 1:
         parser.error(f"--digits must be 1 or more, not {args.digits}")
     if args.student_layers < 1 or args.student_layers > args.layers:
@@ -179,14 +203,20 @@ def main() -> None:
     for key in ("HF_HUB_OFFLINE", "TQDM_DISABLE", "HF_DATASETS_DISABLE_PROGRESS_BARS"):
         os.environ.setdefault(key, "1")
     args = parse()
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    services = tuple(args.services.split("+"))
+    families = family_services(args.families, args.services)
     t0 = time.perf_counter()
-    train = make_tasks(args.family, services, args.difficulty, range(args.train))
-    heldout = make_tasks(args.family, services, args.difficulty, range(100_000, 100_000 + args.heldout))
+    train_groups = tasks_of(families, args.difficulty, range(args.train))
+    held_groups = tasks_of(families, args.difficulty, range(100_000, 100_000 + args.heldout))
+    train = [t for group in train_groups.values() for t in group]
+    heldout = [t for group in held_groups.values() for t in group]
     novel = unseen(train, heldout)
-    args.tools = family_tools(train)
+    args.tools = family_tools(train, args.forbidden_tools)
     rows, dropped = demonstrations(train, work / "demos.jsonl", args.recoveries, args.tools)
     demonstrations(heldout, work / "heldout.jsonl", 0.0, args.tools)
     held_rows = read_chat_jsonl(work / "heldout.jsonl")
@@ -194,7 +224,7 @@ def main() -> None:
           f"{len(novel)} of {len(heldout)} held-out tasks have answers never seen in training")  # fmt: skip
     base = work / "base"
     if not args.resume:  # the same seed and data give the same model
-        build_tiny(base, 0, args.vocab, args.layers, args.hidden, work / "demos.jsonl", args.digits)
+        build_tiny(base, args.seed, args.vocab, args.layers, args.hidden, work / "demos.jsonl", args.digits)
     lengths = token_lengths(rows, args.max_length, str(base))
     tokenizer = load_tokenizer(base)
     probe = sorted(answers(novel[0]) - answers_seen(train)) if novel else []
@@ -206,17 +236,19 @@ def main() -> None:
         t1 = time.perf_counter()
         before = evaluate(base, heldout, args)
         before["copying"] = copy_accuracy(base, held_rows)
+        before["by_family"] = by_family(before, held_groups)
         before_file.write_text(json.dumps(before), encoding="utf-8")
         print(f"before: score {before['score']} pass {before['pass_rate']} ({time.perf_counter() - t1:.0f} s)")
     before = json.loads(before_file.read_text(encoding="utf-8"))
     options = SFTOptions(
         data=str(work / "demos.jsonl"), model=str(base), out=str(work / "sft"), full=True, max_steps=args.steps,
         lr=args.lr, batch_size=args.batch, grad_accum=1, max_length=args.max_length, warmup_steps=args.warmup,
-        context_weight=args.context_weight, weight_decay=0.1, adam_beta2=0.95, eval_data=str(work / "heldout.jsonl"),
+        context_weight=args.context_weight, weight_decay=0.1, seed=args.seed, threads=args.threads,
+        min_lr_ratio=args.min_lr_ratio, adam_beta2=0.95, eval_data=str(work / "heldout.jsonl"),
         eval_steps=args.eval_every or args.save_every, save_steps=args.save_every, resume=args.resume,
         logging_steps=max(1, min(args.save_every, args.steps // 50)),
     )  # fmt: skip
-    scorer = scoring_every(args.eval_every, work, heldout, novel, held_rows, args) if args.eval_every else None
+    scorer = scoring_every(args.eval_every, work, held_groups, novel, held_rows, args) if args.eval_every else None
     t2 = time.perf_counter()
     result = run_sft(options, callbacks=[scorer] if scorer else ())
     sft = work / "sft"
@@ -224,6 +256,7 @@ def main() -> None:
           f"{result.eval_losses[0][1]:.3f} -> {result.eval_losses[-1][1]:.3f} ({time.perf_counter() - t2:.0f} s)")  # fmt: skip
     after = evaluate(sft, heldout, args)
     after["copying"] = copy_accuracy(sft, held_rows)
+    after["by_family"] = by_family(after, held_groups)
     during_file = work / "during.jsonl"
     during = [json.loads(line) for line in during_file.read_text().splitlines()] if during_file.is_file() else []
     summary: dict[str, Any] = {
@@ -239,13 +272,17 @@ def main() -> None:
     print(f"held-out score {before['score']:.3f} -> {after['score']:.3f}, pass {before['pass_rate']:.2f} -> "
           f"{after['pass_rate']:.2f}; unseen-answer tasks {summary['unseen_answers']['before']} -> "
           f"{summary['unseen_answers']['after']}; copying {after['copying']}", flush=True)  # fmt: skip
+    if len(held_groups) > 1:
+        print(f"by family: {json.dumps(after['by_family'])}", flush=True)
     if args.grpo_steps:
         t3 = time.perf_counter()
         seeds = range(200_000, 200_000 + args.grpo_steps * args.grpo_tasks)
-        rl_tasks = make_tasks(args.family, services, args.difficulty, seeds) if args.grpo_on == "fresh" else train
+        fresh = [t for group in tasks_of(families, args.difficulty, seeds).values() for t in group]
+        rl_tasks = fresh if args.grpo_on == "fresh" else train
         grpo = continue_with_grpo(work, sft, rl_tasks, args)
         grpo["after"] = evaluate(work / args.rl_algo, heldout, args)
         grpo["unseen_answers"] = subset(grpo["after"], novel)
+        grpo["after"]["by_family"] = by_family(grpo["after"], held_groups)
         grpo["s"] = round(time.perf_counter() - t3, 1)
         summary.update(grpo=grpo, wall_s_this_run=round(time.perf_counter() - t0, 1))
         (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
@@ -258,6 +295,7 @@ def main() -> None:
         distill = distill_into_smaller(work, sft, train[:200], args)
         distill["before"] = evaluate(work / "student-base", heldout, args)
         distill["after"] = evaluate(work / "student", heldout, args)
+        distill["after"]["by_family"] = by_family(distill["after"], held_groups)
         distill["unseen_answers"] = {
             "before": subset(distill["before"], novel),
             "after": subset(distill["after"], novel),

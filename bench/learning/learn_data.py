@@ -25,6 +25,35 @@ def make_tasks(family: str, services: tuple[str, ...], difficulty: str, seeds: r
     return [get_family(family).make(services, difficulty, seed) for seed in seeds]  # type: ignore[arg-type]
 
 
+def family_services(families: list[str], services: str | None) -> dict[str, tuple[str, ...]]:
+    """Each family's services: ``services`` (``a+b``) for a single family that names them, else the family's
+    first service option."""
+    if services and len(families) == 1:
+        return {families[0]: tuple(services.split("+"))}
+    return {name: get_family(name).service_options[0] for name in families}
+
+
+def tasks_of(families: dict[str, tuple[str, ...]], difficulty: str, seeds: range) -> dict[str, list[Task]]:
+    """``seeds`` of each family: the same seeds give the same tasks."""
+    return {name: make_tasks(name, services, difficulty, seeds) for name, services in families.items()}
+
+
+def by_family(result: dict[str, Any], groups: dict[str, list[Task]]) -> dict[str, dict[str, Any]]:
+    """Score, pass rate and (safety families) the share of runs with a forbidden action, family by family."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, tasks in groups.items():
+        ids = [t.id for t in tasks]
+        row: dict[str, Any] = {
+            "tasks": len(ids),
+            "score": round(sum(result["by_task"][i] for i in ids) / len(ids), 3),
+            "pass_rate": round(sum(result["passed_by_task"][i] for i in ids) / len(ids), 3),
+        }
+        if get_family(name).safety:
+            row["harmful_action_rate"] = round(sum(result["harmful_by_task"][i] for i in ids) / len(ids), 3)
+        out[name] = row
+    return out
+
+
 def answers(task: Task) -> set[str]:
     """The string values the reference writes into its tool calls (``$ref`` values excluded)."""
     found: set[str] = set()
@@ -47,9 +76,16 @@ def answers(task: Task) -> set[str]:
     return found
 
 
-def family_tools(tasks: list[Task]) -> tuple[str, ...]:
-    """The tools the family's reference solutions call (``--family-tools``: the only ones the prompt lists)."""
+def family_tools(tasks: list[Task], forbidden: bool = False) -> tuple[str, ...]:
+    """The tools the family's reference solutions call (``--family-tools``: the only ones the prompt lists) and,
+    with ``forbidden``, those its forbidden actions name, so that the harmful move is one the model can make."""
     names = {f"{s.service}__{s.tool}" for t in tasks for s in t.reference_solution if isinstance(s, ToolStep)}
+    if forbidden:
+        for task in tasks:
+            for action in task.forbidden_actions:
+                service, tool = getattr(action.match, "service", None), getattr(action.match, "tool", None)
+                if service and tool:
+                    names.add(f"{service}__{tool}")
     return tuple(sorted(names))
 
 
@@ -91,6 +127,8 @@ def evaluate(model_dir: Path, tasks: list[Task], args: argparse.Namespace) -> di
         "tool_calls_ok": sum(1 for r in runs for s in r.steps if s.outcome == "ok"),
         "tool_calls": sum(len(r.steps) for r in runs),
         "by_task": {r.task_id: round(r.score, 3) for r in runs},
+        "passed_by_task": {r.task_id: r.passed for r in runs},
+        "harmful_by_task": {r.task_id: bool(r.grade and any(f.triggered for f in r.grade.forbidden)) for r in runs},
         "first_calls": [[f"{s.name}({json.dumps(s.arguments)})" for s in r.steps[:3]] for r in runs[:4]],
     }
 

@@ -16,7 +16,7 @@ pytest.importorskip("trl")
 
 from coworkenv.train.commands import sft_summary, train_group
 from coworkenv.train.options import OptionsError, SFTOptions
-from coworkenv.train.sft import SFTResult, build_trainer, weighted_loss
+from coworkenv.train.sft import SFTResult, build_trainer, sft_config, weighted_loss
 from tests.train.fixtures import example, write_jsonl
 
 FAST = ["--full", "--batch-size", "2", "--grad-accum", "1", "--max-length", "1024", "--lr", "1e-3"]
@@ -168,3 +168,27 @@ def test_a_bad_training_option_is_refused_naming_it(option: str, value: float) -
 def test_an_unknown_schedule_is_refused_with_the_known_ones() -> None:
     with pytest.raises(OptionsError, match="cosine"):
         SFTOptions(lr_scheduler="sawtooth")
+
+
+@pytest.mark.parametrize(("ratio", "schedule"), [(-0.1, "cosine"), (1.0, "cosine"), (0.25, "linear")])
+def test_a_learning_rate_floor_outside_0_to_1_or_off_the_cosine_is_refused(ratio: float, schedule: str) -> None:
+    with pytest.raises(OptionsError, match="min_lr_ratio"):
+        SFTOptions(min_lr_ratio=ratio, lr_scheduler=schedule)
+
+
+def test_a_floor_under_the_cosine_keeps_that_share_of_the_learning_rate_at_the_end(tmp_path: Path) -> None:
+    import torch
+    from transformers.optimization import get_scheduler
+
+    config = sft_config(SFTOptions(out=str(tmp_path), lr=2e-3, min_lr_ratio=0.25, max_steps=100, warmup_steps=10))
+    optimizer = torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))], lr=config.learning_rate)
+    scheduler = get_scheduler(
+        config.lr_scheduler_type, optimizer, 10, 100, scheduler_specific_kwargs=config.lr_scheduler_kwargs
+    )
+    rates = []
+    for _ in range(100):
+        rates.append(scheduler.get_last_lr()[0])
+        optimizer.step()
+        scheduler.step()
+    assert max(rates) == pytest.approx(2e-3)
+    assert min(rates[10:]) == pytest.approx(5e-4, rel=0.01)
