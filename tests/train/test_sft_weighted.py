@@ -147,6 +147,21 @@ def test_resuming_a_run_that_reached_its_steps_trains_no_step_more_and_keeps_its
     assert (out / "model.safetensors").read_bytes() == weights
 
 
+def test_a_rerun_with_the_same_seed_gives_the_same_weights_and_another_seed_does_not(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    data = write_jsonl(tmp_path / "demos.jsonl", n=8)
+    common = ["sft", "--data", str(data), "--model", str(tiny_model), *FAST, "--max-steps", "3"]
+    common += ["--context-weight", "0.3", "--threads", "1"]
+    weights = {}
+    for name, seed in (("a", "7"), ("b", "7"), ("c", "8")):
+        result = CliRunner().invoke(train_group, [*common, "--out", str(tmp_path / name), "--seed", seed])
+        assert result.exit_code == 0, result.output
+        weights[name] = (tmp_path / name / "model.safetensors").read_bytes()
+    assert weights["a"] == weights["b"]
+    assert weights["a"] != weights["c"]  # the batches' order follows the seed
+
+
 def test_the_summary_says_plainly_when_the_held_out_loss_did_not_fall(tmp_path: Path) -> None:
     fell = SFTResult(tmp_path, 10, 20, [8.0, 3.0], eval_losses=[(0, 8.1), (20, 3.2)])
     assert "held-out loss 8.1000 -> 3.2000" in sft_summary(fell, True) and "learnt nothing" not in sft_summary(
