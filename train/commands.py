@@ -270,6 +270,12 @@ ends in one line naming the option to lower.
 @click.option("--max-tool-calls", type=int, help=f"Tool calls per episode.  [default: {_RL.max_tool_calls}]")
 @click.option("--max-retries", type=int, help=f"Replays of a rejected group.  [default: {_RL.max_retries}]")
 @click.option(
+    "--curriculum",
+    type=int,
+    help="Probe each task N times with the policy first and train on those whose rewards differ (a group whose "
+    "rollouts all score the same teaches nothing).  [default: 0: off]",
+)
+@click.option(
     "--at-limit",
     type=click.Choice(AT_LIMIT),
     help=f"A rollout that ran into the run's limits: reject its group, or grade it.  [default: {_RL.at_limit}]",

@@ -183,6 +183,7 @@ class RLOptions(LoraOptions):
     max_tool_calls: int = 60
     max_retries: int = 2
     at_limit: str = "reject"  # a rollout that ran into the run's limits: reject its group (retry) or grade it
+    curriculum: int = 0  # > 0: probe each task this many times first, train on those whose rewards differ
     clip_eps: float = 0.2
     gdpo_weights: str = "completion=1,safety=1"  # GDPO's reward components and their weights
     gigpo_omega: float = 1.0
@@ -224,6 +225,8 @@ class RLOptions(LoraOptions):
             raise OptionsError("group_size must be at least 2: advantages compare rollouts of one task")
         if self.tasks_per_step < 1:
             raise OptionsError(f"tasks_per_step must be at least 1, not {self.tasks_per_step}")
+        if self.curriculum == 1 or self.curriculum < 0:
+            raise OptionsError(f"curriculum must be 0 (off) or at least 2 probes a task, not {self.curriculum}")
         if self.max_completion_length is not None and self.max_completion_length < 1:
             raise OptionsError(f"max_completion_length must be at least 1, not {self.max_completion_length}")
         if self.memory_gb is not None and self.memory_gb <= 0:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -210,6 +211,13 @@ def run_rl(options: RLOptions, inner: InnerFactory | None = None) -> list[dict[s
             lock=lock,
         )
 
+    curriculum = None
+    if options.curriculum:
+        from coworkenv.train.curriculum import apply_curriculum
+
+        probe = PolicyAgent(model, tokenizer, max_new_tokens=options.max_new_tokens, temperature=options.temperature)
+        tasks, curriculum = apply_curriculum(options, tasks, probe)
+        print(curriculum.line(), file=sys.stderr, flush=True)
     config = EpisodeConfig(max_turns=options.max_turns, max_tool_calls=options.max_tool_calls)
     rollouts = EpisodeRollouts(make_agent, config, options.at_limit)
     out = Path(options.out)
@@ -227,6 +235,11 @@ def run_rl(options: RLOptions, inner: InnerFactory | None = None) -> list[dict[s
         rollouts.close()
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
-    summary = {"options": asdict(options), "tasks": len(tasks), "steps": history}
+    summary = {
+        "options": asdict(options),
+        "tasks": len(tasks),
+        "curriculum": curriculum.record() if curriculum else None,
+        "steps": history,
+    }
     write_atomic(out / "coworkenv_rl.json", json.dumps(summary, indent=2))
     return history

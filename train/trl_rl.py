@@ -217,6 +217,12 @@ def run_trl_rl(options: RLOptions, trainer_cls: type | None = None, **config_ove
         raise OptionsError("--out is required")
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     tasks = load_task_set([options.tasks])
+    curriculum = None
+    if options.curriculum:
+        from coworkenv.train.curriculum import apply_curriculum
+
+        tasks, curriculum = apply_curriculum(options, tasks)
+        print(curriculum.line(), file=sys.stderr, flush=True)
     trainer = build_trainer(options, tasks, trainer_cls, **config_overrides)
     print(trainer.plan.line(), file=sys.stderr, flush=True)
     trainer.train()
@@ -227,6 +233,7 @@ def run_trl_rl(options: RLOptions, trainer_cls: type | None = None, **config_ove
         "engine": "trl",
         "options": asdict(options),
         "tasks": len(tasks),
+        "curriculum": curriculum.record() if curriculum else None,
         "template": trainer.template,
         "sizing": trainer.plan.record(),
         "groups": dict(trainer.group_stats),

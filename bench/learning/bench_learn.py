@@ -147,6 +147,12 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--grpo-tasks", type=int, default=2, help="GRPO: tasks per step.")
     parser.add_argument("--grpo-lr", type=float, default=3e-4, help="GRPO: learning rate (LoRA on the SFT model).")
     parser.add_argument("--grpo-temperature", type=float, default=0.7, help="GRPO: sampling temperature of rollouts.")
+    parser.add_argument("--grpo-curriculum", type=int, default=0,
+                        help="RL: probe each task of the pool N times with the SFT model first and train on those whose "
+                             "rewards differ (train rl --curriculum).")  # fmt: skip
+    parser.add_argument("--grpo-pool", type=int, default=0,
+                        help="RL: fresh tasks to draw from, per family [default: steps x tasks a step; with "
+                             "--grpo-curriculum, 4 times that].")  # fmt: skip
     parser.add_argument("--grpo-full", action="store_true", help="GRPO: train every weight instead of LoRA.")
     parser.add_argument("--grpo-at-limit", default="reject", choices=AT_LIMIT,
                         help="GRPO: a rollout cut by the run's limits: reject its group, or grade it (train rl "
@@ -276,7 +282,8 @@ def main() -> None:
         print(f"by family: {json.dumps(after['by_family'])}", flush=True)
     if args.grpo_steps:
         t3 = time.perf_counter()
-        seeds = range(200_000, 200_000 + args.grpo_steps * args.grpo_tasks)
+        pool = args.grpo_pool or args.grpo_steps * args.grpo_tasks * (4 if args.grpo_curriculum else 1)
+        seeds = range(200_000, 200_000 + pool)
         fresh = [t for group in tasks_of(families, args.difficulty, seeds).values() for t in group]
         rl_tasks = fresh if args.grpo_on == "fresh" else train
         grpo = continue_with_grpo(work, sft, rl_tasks, args)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,19 +23,26 @@ def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argpars
     with: ``--tool-names``) on ``tasks`` (fresh ones of the family, or the training tasks: ``--grpo-on``); the
     adapter merged into ``work/<algo>`` for evaluation."""
     from coworkenv.synth.contract.taskfile import save_tasks
+    from coworkenv.train.curriculum import apply_curriculum
     from coworkenv.train.options import RLOptions
     from coworkenv.train.trl_rl import build_trainer, resolve_template
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    picked = tasks[: args.grpo_steps * args.grpo_tasks]
-    tasks_file = save_tasks(picked, work / f"{args.rl_algo}_tasks.jsonl")
     options = RLOptions(
-        tasks=str(tasks_file), model=str(model), out=str(work / f"{args.rl_algo}-run"), algo=args.rl_algo, template="compact",
+        tasks="-", model=str(model), out=str(work / f"{args.rl_algo}-run"), algo=args.rl_algo, template="compact",
         group_size=args.grpo_group, tasks_per_step=args.grpo_tasks, steps=args.grpo_steps, lr=args.grpo_lr,
         lora_rank=16, lora_alpha=32, temperature=args.grpo_temperature, max_completion_length=args.grpo_length,
-        max_tool_calls=args.max_turns, bf16=False, seed=0,
-        tool_names=",".join(args.tools) if args.tools else None, full=args.grpo_full, at_limit=args.grpo_at_limit,
+        max_tool_calls=args.max_turns, max_turns=args.max_turns, max_new_tokens=args.max_new_tokens, bf16=False,
+        seed=args.seed, tool_names=",".join(args.tools) if args.tools else None, full=args.grpo_full,
+        at_limit=args.grpo_at_limit, curriculum=args.grpo_curriculum,
     )  # fmt: skip
+    curriculum = None
+    if args.grpo_curriculum:  # the tasks whose probes' rewards differ, out of the whole pool
+        tasks, curriculum = apply_curriculum(options, tasks)
+        print(curriculum.line(), flush=True)
+    picked = tasks[: args.grpo_steps * args.grpo_tasks]
+    tasks_file = save_tasks(picked, work / f"{args.rl_algo}_tasks.jsonl")
+    options = replace(options, tasks=str(tasks_file), curriculum=0)
     trainer = build_trainer(options, picked)
     trainer.train()
     merged = trainer.model if args.grpo_full else trainer.model.merge_and_unload()
@@ -49,4 +57,5 @@ def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argpars
         "rewards": [_number(e["reward"]) for e in log if "reward" in e],  # None: every group rejected
         "tool_call_frequency": [_number(e["tools/call_frequency"]) for e in log if "tools/call_frequency" in e],
         "groups": dict(trainer.group_stats),
+        "curriculum": curriculum.record() if curriculum else None,
     }
