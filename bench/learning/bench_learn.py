@@ -72,7 +72,7 @@ from coworkenv.synth.contract.task import Task
 from coworkenv.synth.generate.families import FAMILIES
 from coworkenv.train.copy_accuracy import copy_accuracy
 from coworkenv.train.data import read_chat_jsonl
-from coworkenv.train.options import ALGOS, AT_LIMIT, SFTOptions
+from coworkenv.train.options import ALGOS, AT_LIMIT, OptionsError, SFTOptions
 from coworkenv.train.sft import last_checkpoint, run_sft
 from coworkenv.train.tiny import build_tiny, parameter_count
 
@@ -166,6 +166,9 @@ def parse() -> argparse.Namespace:
         default=0,
         help="Then on-policy distillation from the SFT model into a smaller student, N steps.",
     )
+    parser.add_argument("--distill-teacher",
+                        help="Distillation: this stronger model (same tokenizer) teaches the SFT model itself, instead "
+                             "of the SFT model teaching a smaller student.")  # fmt: skip
     parser.add_argument("--student-layers", type=int, default=2, help="Distillation: the student's layers.")
     parser.add_argument("--distill-lr", type=float, default=5e-4, help="Distillation: learning rate (full).")
     parser.add_argument(
@@ -198,6 +201,8 @@ def parse() -> argparse.Namespace:
         parser.error(f"--student-layers must be 1 to --layers ({args.layers}), not {args.student_layers}")
     if not 0.0 <= args.distill_lmbda <= 1.0:
         parser.error(f"--distill-lmbda must be between 0 and 1, not {args.distill_lmbda}")
+    if args.distill_teacher and not (Path(args.distill_teacher) / "config.json").is_file():
+        parser.error(f"--distill-teacher: no model in {args.distill_teacher} (a folder with config.json)")
     if args.distill_steps < 0 or args.grpo_steps < 0:
         parser.error("--distill-steps and --grpo-steps must be 0 (off) or more")
     if args.resume and not last_checkpoint(Path(args.work) / "sft"):
@@ -286,21 +291,29 @@ def main() -> None:
         seeds = range(200_000, 200_000 + pool)
         fresh = [t for group in tasks_of(families, args.difficulty, seeds).values() for t in group]
         rl_tasks = fresh if args.grpo_on == "fresh" else train
-        grpo = continue_with_grpo(work, sft, rl_tasks, args)
-        grpo["after"] = evaluate(work / args.rl_algo, heldout, args)
-        grpo["unseen_answers"] = subset(grpo["after"], novel)
-        grpo["after"]["by_family"] = by_family(grpo["after"], held_groups)
-        grpo["s"] = round(time.perf_counter() - t3, 1)
-        summary.update(grpo=grpo, wall_s_this_run=round(time.perf_counter() - t0, 1))
-        (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
-        print(f"{args.rl_algo} ({args.grpo_steps} steps, rewards {grpo['rewards']}): held-out score {after['score']:.3f} -> "
-              f"{grpo['after']['score']:.3f}, pass {after['pass_rate']:.2f} -> {grpo['after']['pass_rate']:.2f}; "
-              f"unseen-answer tasks {grpo['unseen_answers']} ({grpo['s']:.0f} s)")  # fmt: skip
+        try:
+            grpo = continue_with_grpo(work, sft, rl_tasks, args)
+        except OptionsError as exc:  # the curriculum found no task to learn from: said, and the run goes on
+            print(f"{args.rl_algo}: not run: {exc}", flush=True)
+            summary.update(grpo={"algo": args.rl_algo, "not_run": str(exc)})
+            (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        else:
+            grpo["after"] = evaluate(work / args.rl_algo, heldout, args)
+            grpo["unseen_answers"] = subset(grpo["after"], novel)
+            grpo["after"]["by_family"] = by_family(grpo["after"], held_groups)
+            grpo["s"] = round(time.perf_counter() - t3, 1)
+            summary.update(grpo=grpo, wall_s_this_run=round(time.perf_counter() - t0, 1))
+            (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+            print(f"{args.rl_algo} ({args.grpo_steps} steps, rewards {grpo['rewards']}): held-out score {after['score']:.3f} -> "
+                  f"{grpo['after']['score']:.3f}, pass {after['pass_rate']:.2f} -> {grpo['after']['pass_rate']:.2f}; "
+                  f"unseen-answer tasks {grpo['unseen_answers']} ({grpo['s']:.0f} s)")  # fmt: skip
 
     if args.distill_steps:
         t4 = time.perf_counter()
         distill = distill_into_smaller(work, sft, train[:200], args)
-        distill["before"] = evaluate(work / "student-base", heldout, args)
+        distill["before"] = after if args.distill_teacher else evaluate(work / "student-base", heldout, args)
+        teacher_score = evaluate(Path(args.distill_teacher), heldout, args)["score"] if args.distill_teacher else None
+        distill["teacher_score"] = teacher_score if teacher_score is not None else after["score"]
         distill["after"] = evaluate(work / "student", heldout, args)
         distill["after"]["by_family"] = by_family(distill["after"], held_groups)
         distill["unseen_answers"] = {
@@ -312,7 +325,7 @@ def main() -> None:
         (work / "result.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
         print(f"distillation into {distill['student_parameters']:,} parameters ({args.distill_steps} steps, loss "
               f"{distill['loss_curve'][:1]} -> {distill['loss_curve'][-1:]}): held-out score "
-              f"{distill['before']['score']:.3f} -> {distill['after']['score']:.3f} (teacher {after['score']:.3f}), "
+              f"{distill['before']['score']:.3f} -> {distill['after']['score']:.3f} (teacher {distill['teacher_score']:.3f}), "
               f"pass {distill['before']['pass_rate']:.2f} -> {distill['after']['pass_rate']:.2f}; unseen-answer "
               f"tasks {distill['unseen_answers']} ({distill['s']:.0f} s)")  # fmt: skip
 

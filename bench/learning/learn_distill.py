@@ -51,18 +51,34 @@ def smaller_student(teacher: Path, out: Path, keep: int) -> Path:
     return out
 
 
+def same_student(model: Path, out: Path) -> Path:
+    """The SFT model itself as the student (``--distill-teacher``: a stronger teacher distils into it)."""
+    import shutil
+
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(model, out, ignore=shutil.ignore_patterns("checkpoint-*", "optimizer.pt", "scheduler.pt"))
+    return out
+
+
 def distill_into_smaller(work: Path, teacher: Path, tasks: list[Task], args: argparse.Namespace) -> dict[str, Any]:
     """``args.distill_steps`` of on-policy distillation (a ``--distill-lmbda`` share of completions the student's,
     the rest the reference turns; reverse KL) from
     ``teacher`` into a ``--student-layers`` student (full fine-tuning), on the model turns of ``tasks``'
-    reference episodes, prompted as the teacher was trained (compact template, the family's tools)."""
+    reference episodes, prompted as the teacher was trained (compact template, the family's tools). With
+    ``--distill-teacher T`` the teacher is ``T`` and the student the SFT model ``teacher`` itself, whole
+    (Cowork-Gym's SFT -> on-policy distillation path)."""
     from coworkenv.harness.agents.hf_agent import load_tokenizer
     from coworkenv.synth.contract.taskfile import save_tasks
     from coworkenv.train.distill import DistillOptions, run_distill
     from coworkenv.train.tiny import parameter_count
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    student = smaller_student(teacher, work / "student-base", args.student_layers)
+    if args.distill_teacher:
+        student = same_student(teacher, work / "student-base")
+        teacher = Path(args.distill_teacher)
+    else:
+        student = smaller_student(teacher, work / "student-base", args.student_layers)
     tasks_file = save_tasks(tasks, work / "distill_tasks.jsonl")
     options = DistillOptions(
         tasks=str(tasks_file), model=str(student), teacher=str(teacher), out=str(work / "student"), full=True,
@@ -73,7 +89,8 @@ def distill_into_smaller(work: Path, teacher: Path, tasks: list[Task], args: arg
     history = run_distill(options)
     load_tokenizer(student).save_pretrained(str(work / "student"))  # as saved with it: its pre-tokenizer kept
     return {
-        "student_layers": args.student_layers,
+        "teacher": str(teacher),
+        "student_layers": args.student_layers if not args.distill_teacher else None,
         "student_parameters": parameter_count(student),
         "teacher_parameters": parameter_count(teacher),
         "tasks": len(tasks),
