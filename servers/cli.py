@@ -1,10 +1,12 @@
-"""Command line of the services: list them, serve one, read its state and audit log, write .mcp.json."""
+"""Command line of the services: list them, serve one, read its state and audit log, write .mcp.json.
+
+Its group ends every unexpected error in one line: :class:`~coworkenv.servers.cli_errors.CommandGroup` (with
+``TRACEBACK_ENV`` and ``os_error_line``, in :mod:`coworkenv.servers.cli_errors`; importable from here too).
+"""
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 import socket
 import sys
 from pathlib import Path
@@ -13,6 +15,9 @@ from typing import Any
 import click
 
 from coworkenv.servers import registry
+from coworkenv.servers.cli_errors import TRACEBACK_ENV as TRACEBACK_ENV
+from coworkenv.servers.cli_errors import CommandGroup
+from coworkenv.servers.cli_errors import os_error_line as os_error_line
 from coworkenv.servers.demo import demo_cmd
 from coworkenv.servers.kit import (
     EnvironmentConfigError,
@@ -53,61 +58,6 @@ class ServiceChoice(click.Choice[str]):
 
 
 SERVICE_NAMES = ServiceChoice()
-TRACEBACK_ENV = "COWORKENV_TRACEBACK"
-"""Set to 1 to see the traceback of an unexpected error instead of its one-line summary."""
-
-
-def os_error_line(exc: OSError) -> str:
-    """What went wrong with a file or folder, in one line that says what to do."""
-    path = exc.filename if exc.filename is not None else ""
-    what = exc.strerror or str(exc) or type(exc).__name__
-    advice = {
-        errno.ENOSPC: "free some disk space and run the command again",
-        errno.EACCES: "pass a path you may write to, or change its permissions",
-        errno.EPERM: "pass a path you may write to, or change its permissions",
-        errno.EROFS: "pass a path on a writable file system",
-        errno.ENOENT: "check the path (a folder on it may be missing or not creatable)",
-        errno.ENOTDIR: "a part of the path is a file, not a folder: pass another path",
-        errno.EISDIR: "the path is a folder: pass a file path",
-    }.get(exc.errno or 0, "check the path and run the command again")
-    where = f" {path}" if path else ""
-    return one_line(f"cannot use{where}: {what}; {advice}", 2000)
-
-
-class CommandGroup(click.Group):
-    """A command group whose commands never end in a traceback: a file-system error becomes one line naming
-    the path and what to do; any other unexpected error becomes one line asking for a report
-    (``COWORKENV_TRACEBACK=1`` shows the traceback). A closed output pipe (``| head``) ends quietly."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
-            raise
-        except BrokenPipeError:
-            _quiet_broken_pipe()
-        except OSError as exc:
-            if os.environ.get(TRACEBACK_ENV):
-                raise
-            raise click.ClickException(os_error_line(exc)) from exc
-        except Exception as exc:
-            if os.environ.get(TRACEBACK_ENV):
-                raise
-            detail = one_line(f"{type(exc).__name__}: {exc}", 600)
-            raise click.ClickException(
-                f"unexpected error ({detail}); nothing more was done. Please report it with the command you ran "
-                f"(set {TRACEBACK_ENV}=1 to see the traceback)"
-            ) from exc
-
-
-def _quiet_broken_pipe() -> None:
-    """The reader of our output went away: stop without a second error when Python flushes stdout at exit."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    raise click.exceptions.Exit(1)
 
 
 def _fail(message: str) -> None:
