@@ -2,14 +2,13 @@
 
 A task is data, validated by :class:`Task` (``task_json_schema()`` publishes its JSON Schema). A later
 reference step may use an earlier step's result through a typed reference, ``{"$ref": "step_id.path"}``:
-it is resolved by looking the path up in that step's result, never by evaluating anything.
+it is resolved by looking the path up in that step's result, never by evaluating anything
+(:mod:`coworkenv.synth.contract.refs`, whose names are importable from here too).
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import (
@@ -24,7 +23,12 @@ from pydantic import (
 
 from coworkenv.servers.kit import format_time, parse_time
 from coworkenv.synth.contract.checks import Check, ForbiddenMatch
-from coworkenv.synth.contract.matchers import Filter, get_path
+from coworkenv.synth.contract.matchers import Filter
+from coworkenv.synth.contract.refs import RefError as RefError
+from coworkenv.synth.contract.refs import find_refs as find_refs
+from coworkenv.synth.contract.refs import is_ref as is_ref
+from coworkenv.synth.contract.refs import resolve_refs as resolve_refs
+from coworkenv.synth.contract.refs import split_ref as split_ref
 from coworkenv.synth.contract.turns import Trigger, trigger_from_text
 
 TASK_ID = r"^[a-z0-9][a-z0-9._-]*$"
@@ -324,76 +328,6 @@ class Task(_Model):
 
     def reference_answer(self) -> list[str]:
         return [s.say for s in self.reference_solution if isinstance(s, SayStep)]
-
-
-# ---------------------------------------------------------------------------------------------- references
-class RefError(ValueError):
-    """A ``$ref`` that names no earlier step, or a path that step's result does not have."""
-
-
-_REF_HEAD = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)(?:\.(.+))?$")
-
-
-def is_ref(value: Any) -> bool:
-    return isinstance(value, Mapping) and set(value) == {"$ref"} and isinstance(value["$ref"], str)
-
-
-def split_ref(ref: str) -> tuple[str, str]:
-    """``"find.items.0.id"`` → ``("find", "items.0.id")``; raises RefError when malformed."""
-    m = _REF_HEAD.match(ref)
-    if not m:
-        raise RefError(f"$ref {ref!r} must look like 'step_id.path.to.field'")
-    return m.group(1), m.group(2) or ""
-
-
-def find_refs(value: Any, path: str = "") -> list[tuple[str, str]]:
-    """Every ``$ref`` inside a value, as (json path relative to the value, ref text)."""
-    if is_ref(value):
-        return [(path, value["$ref"])]
-    if isinstance(value, Mapping):
-        return [hit for k, v in value.items() for hit in find_refs(v, f"{path}.{k}")]
-    if isinstance(value, list):
-        return [hit for i, v in enumerate(value) for hit in find_refs(v, f"{path}[{i}]")]
-    return []
-
-
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def resolve_refs(value: Any, results: Mapping[str, Any]) -> Any:
-    """Replace every ``{"$ref": "step.path"}`` by the value at that path of that step's result."""
-    if type(value) is dict and "$ref" not in value:
-        flat = _flat_copy(value)
-        if flat is not None:
-            return flat
-    if is_ref(value):
-        step, path = split_ref(value["$ref"])
-        if step not in results:
-            raise RefError(f"$ref {value['$ref']!r}: no earlier step {step!r} with a result")
-        present, found = get_path(results[step], path)
-        if not present:
-            raise RefError(f"$ref {value['$ref']!r}: the result of step {step!r} has no {path!r}")
-        return found
-    if isinstance(value, Mapping):
-        return {k: resolve_refs(v, results) for k, v in value.items()}
-    if isinstance(value, list):
-        return [resolve_refs(v, results) for v in value]
-    return value
-
-
-def _flat_copy(value: dict[str, Any]) -> dict[str, Any] | None:
-    """What :func:`resolve_refs` makes of an object of plain values and lists of them (most arguments: nothing to
-    resolve, lists copied), or None for anything deeper."""
-    out: dict[str, Any] = {}
-    for k, v in value.items():
-        kind = type(v)
-        if kind in _SCALARS:
-            out[k] = v
-        elif kind is list and all(type(x) in _SCALARS for x in v):
-            out[k] = list(v)
-        else:
-            return None
-    return out
 
 
 def task_json_schema() -> dict[str, Any]:
