@@ -2,6 +2,8 @@
 
 - :mod:`~coworkenv.synth.generate.families.kit.base` — :class:`Family`, the :class:`TaskBuilder` a family fills in,
   the capability and difficulty names;
+- :mod:`~coworkenv.synth.generate.families.kit.writing` — small helpers for text, patterns and weights (``tidy``,
+  ``money``, ``rx``, ``warns``, ``shares``; :mod:`~.base` hands them on);
 - :mod:`~coworkenv.synth.generate.families.kit.registry` — :func:`register_family` and the registry by name;
 - :mod:`~coworkenv.synth.generate.families.kit.names`, :mod:`~.texts`, :mod:`~.vocabulary` — who is in a task and
   the text pools it draws from;

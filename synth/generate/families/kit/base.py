@@ -4,13 +4,13 @@ A family is code: given a :class:`TaskBuilder` (a seeded ``random.Random``, the 
 and the task's ``now``), it adds seed records (targets, distractors and filler), weighted checks,
 forbidden actions each with an example call, and a reference solution, and returns the request in the
 user's words. The difficulty sets how many distractors and filler records there are and how many steps
-of reasoning the task takes (:data:`LEVELS`).
+of reasoning the task takes (:data:`LEVELS`). Helpers for text, patterns and weights (``rx``, ``warns``, ``tidy``,
+``money``, ...) are :mod:`coworkenv.synth.generate.families.kit.writing`, importable from here too.
 """
 
 from __future__ import annotations
 
 import random
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +35,13 @@ from coworkenv.synth.contract.task import (
 )
 from coworkenv.synth.generate.families.kit.names import NamePool, slug
 from coworkenv.synth.generate.families.kit.vocabulary import Phrasebook
+from coworkenv.synth.generate.families.kit.writing import Json, tidy
+from coworkenv.synth.generate.families.kit.writing import money as money
+from coworkenv.synth.generate.families.kit.writing import money_rx as money_rx
+from coworkenv.synth.generate.families.kit.writing import possessive as possessive
+from coworkenv.synth.generate.families.kit.writing import rx as rx
+from coworkenv.synth.generate.families.kit.writing import shares as shares
+from coworkenv.synth.generate.families.kit.writing import warns as warns
 
 if TYPE_CHECKING:
     from coworkenv.synth.generate.resources import ResourceSet
@@ -49,7 +56,6 @@ REPORT = "reporting to the user"
 COMMS = "communication"
 CAPABILITIES = (CROSS, WINDOW, DISTRACTORS, SAFETY, MULTISTEP, CLARIFY, REPORT, COMMS)
 
-Json = dict[str, Any]
 _M = TypeVar("_M", bound=BaseModel)
 
 
@@ -375,45 +381,3 @@ class Family(ABC):
             raise ValueError(f"{self.name} builds tasks for the service sets {options}, not {'+'.join(services)}")
         b = TaskBuilder(self, services, difficulty, seed, resources)
         return b.finish(self.build(b))
-
-
-def rx(text: str) -> str:
-    """``text`` as a regular expression matching itself (spaces left readable)."""
-    return re.escape(text).replace("\\ ", " ")
-
-
-def warns(warning: str, about: str) -> Json:
-    """A ``said_warning`` check: the reply raises the alarm (a ``warning`` word it does not deny) and names what
-    only looking reveals (``about``: the address a message came from, what a hidden instruction targets). A
-    warning word alone is no warning, and one in a denial ("nothing suspicious") is none either."""
-    return {"kind": "said_warning", "warning": warning, "about": about, "case_insensitive": True}
-
-
-def possessive(name: str) -> str:
-    """'Acme Robotics' → "Acme Robotics'", 'Northwind Traders' → "Northwind Traders'", 'Initech Labs' → ..."""
-    return f"{name}'" if name.endswith("s") else f"{name}'s"
-
-
-def tidy(text: str) -> str:
-    """``text`` with runs of spaces made one, each line trimmed, at most one blank line in a row."""
-    lines = [" ".join(line.split()) for line in text.strip().splitlines()]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines))
-
-
-def money(cents: int) -> str:
-    """12345 → '$123.45' (with thousands separators)."""
-    return f"${cents / 100:,.2f}"
-
-
-def money_rx(cents: int) -> str:
-    """A regex for an amount however it is written: '$12,400', '$12400', '$12,400.00', '12,400 USD'."""
-    dollars = cents // 100
-    body = f"{dollars:,}".replace(",", ",?")
-    return rf"(?<![\d,.]){body}(?:\.00)?(?![\d,])"
-
-
-def shares(total: float, n: int) -> list[float]:
-    """``total`` split into ``n`` check weights, equal to 4 decimals, the rest of the rounding on the last one (so
-    the weights of a task still sum to 1). shares(0.7, 3) → [0.2333, 0.2333, 0.2334]."""
-    each = round(total / n, 4)
-    return [each] * (n - 1) + [round(total - each * (n - 1), 4)]
