@@ -21,13 +21,13 @@ services, difficulty) and a seed:
 Requests are retried on rate limits and server errors (:mod:`coworkenv.synth.providers`) under a shared
 ``anyio.CapacityLimiter``; tokens, estimated cost and review rounds with their notes are recorded per outcome
 and per generator (:meth:`LLMGenerator.report`; each accepted task keeps its rounds in ``metadata.review``).
+What one (cell, seed) came to is an :class:`~coworkenv.synth.generate.llm_outcome.LLMOutcome` (importable from here).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
@@ -41,10 +41,12 @@ from coworkenv.synth.generate import llm_prompts as prompts
 from coworkenv.synth.generate.llm_clients import ChatClient, ChatReply, Turn, make_chat, parse_model
 from coworkenv.synth.generate.llm_grounding import ground_draft, grounding_text
 from coworkenv.synth.generate.llm_json import extract_json
+from coworkenv.synth.generate.llm_outcome import LLMOutcome
+from coworkenv.synth.generate.llm_outcome import Reason as Reason
 from coworkenv.synth.generate.llm_review import ReviewRound, evidence_summary, evidence_text, parse_review
 from coworkenv.synth.generate.plan import Cell
 from coworkenv.synth.generate.resources import ResourceSet
-from coworkenv.synth.model_io import InfrastructureError, ProviderConfigError, Usage
+from coworkenv.synth.model_io import InfrastructureError, ProviderConfigError
 from coworkenv.synth.providers import Accounting, RetryPolicy, estimate_cost, with_retries
 
 __all__ = ["DEFAULT_MODEL", "LLMGenerator", "LLMOutcome", "extract_json"]
@@ -53,35 +55,7 @@ DEFAULT_MODEL = "claude-sonnet-4-6"
 GRADING_PATHS = ("$.completion_checks", "$.forbidden_actions")
 MAX_LOGGED_REVIEWS = 200
 Validator = Callable[[Task], Awaitable[TaskReport]]
-Reason = Literal["invalid", "unparseable", "infrastructure"]
 Json = dict[str, Any] | str
-
-
-@dataclass
-class LLMOutcome:
-    """What the generator made of one (cell, seed): an accepted task, or why it gave up."""
-
-    cell: Cell
-    seed: int
-    task: Task | None = None
-    repairs: int = 0
-    revisions: int = 0
-    """Drafts revised on the reviewer's notes although they were valid."""
-    reviews: list[ReviewRound] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    reason: Reason | None = None
-    detail: str = ""
-    usage: Usage = field(default_factory=Usage)
-    cost_usd: float | None = 0.0
-    requests: int = 0
-    rejected_drafts: list[str] = field(default_factory=list)
-    """The first error code of each draft that failed (for the synthesis report's rejections by reason)."""
-    kept: tuple[Task, list[Diagnostic]] | None = field(default=None, repr=False)
-    """The last valid draft and its diagnostics (what a failed revision or an outage mid-review falls back to)."""
-
-    @property
-    def accepted(self) -> bool:
-        return self.task is not None
 
 
 def _not_json(problem: str) -> Diagnostic:
