@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 
 from coworkenv.synth.contract.task import Task
-from coworkenv.train.options import OptionsError, RLOptions
+from coworkenv.train.options import OptionsError, RLOptions, resolve_template
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,7 +79,6 @@ def probe_tasks(options: RLOptions, tasks: Sequence[Task], agent: Any | None = N
     those whose rewards differ."""
     from coworkenv.harness.agents.hf_agent import HFAgent
     from coworkenv.harness.episode import EpisodeConfig, run_episode
-    from coworkenv.train.trl_rl import resolve_template
 
     probes = options.curriculum
     if agent is None:

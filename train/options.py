@@ -244,3 +244,12 @@ class RLOptions(LoraOptions):
         if unknown:
             raise OptionsError(f"gdpo_weights: unknown reward(s) {', '.join(sorted(unknown))}; use completion, safety")
         return out
+
+
+def resolve_template(options: RLOptions) -> str:
+    """The prompt's tool-list form: ``--template``, else the one the model (or adapter) folder was trained on
+    (``train sft`` records it), else ``full`` — the same rule as the ``hf:`` agent's."""
+    from coworkenv.harness.agents.hf_agent import recorded_template
+
+    found = [recorded_template(p) for p in (options.adapter, options.model) if p]
+    return options.template or next((t for t in found if t), None) or "full"

@@ -18,7 +18,7 @@ from typing import Any
 
 from coworkenv.servers.kit.atomic import write_atomic
 from coworkenv.synth.contract.task import Task
-from coworkenv.train.options import OptionsError, RLOptions
+from coworkenv.train.options import OptionsError, RLOptions, resolve_template
 from coworkenv.train.rl_sizing import GB, ModelShape, RLPlan, Runtime, free_memory, longest_prompt, plan_rl
 
 SETTINGS: dict[str, dict[str, Any]] = {
@@ -107,15 +107,6 @@ def load_model(options: RLOptions) -> Any:
     bf16 = options.bf16 if options.bf16 is not None else on_gpu()
     base = AutoModelForCausalLM.from_pretrained(options.model, dtype=torch.bfloat16 if bf16 else torch.float32)
     return PeftModel.from_pretrained(base, options.adapter, is_trainable=True)
-
-
-def resolve_template(options: RLOptions) -> str:
-    """The prompt's tool-list form: ``--template``, else the one the model (or adapter) folder was trained on
-    (``train sft`` records it), else ``full`` — the same rule as the ``hf:`` agent's."""
-    from coworkenv.harness.agents.hf_agent import recorded_template
-
-    found = [recorded_template(p) for p in (options.adapter, options.model) if p]
-    return options.template or next((t for t in found if t), None) or "full"
 
 
 NO_REWARD = (
