@@ -27,7 +27,7 @@ conversation, then GRPO from that checkpoint.
 Reproduce (``B``: ``HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py``):
     B --work W --seed S --threads 1 --steps 4000 --min-lr-ratio 0.25 --eval-every 400 --grpo-steps 0
                                           # the straight recipe (issue 46): no restart, the cosine stops at 5e-4;
-                                          # seed 0: 0.933, seed 1: 0.958 held-out (result-2026-12-07-floor-s*.json),
+                                          # seeds 0/1/2: 0.933/0.958/1.000 held-out (result-2026-12-07-floor-s*.json),
                                           # ~88 min each with three runs on 2 cores; 0.000 up to step 3,200 in both
     B --work W                            # the recipe: 3,200 steps of SFT, ~75 min on 2 cores, held-out 0.000 ->
                                           # 0.05-0.65 (0.333 in result-2026-12-06c-digit-pairs-3200.json; stop it
