@@ -18,7 +18,8 @@ conversation, then GRPO from that checkpoint.
    right-padded batches run causal-only and OpenMP's idle threads sleep: 1.9x-2.2x the tokens a second of the
    fp32 steps the times below were taken with (``bench_step.py``, issue 46).
 4. Checkpoints every ``--save-every`` steps in ``WORK/sft``: the same command with ``--resume`` goes on from the
-   newest one (weights, optimiser, schedule, step), so a long run survives stops. ``--eval-every`` scores the
+   newest one (weights, optimiser, schedule, step), so a long run survives stops; those at scored steps are kept in
+   ``WORK/kept`` (a later ``--resume`` run starts from one put in its own ``WORK/sft``). ``--eval-every`` scores the
    model on the held-out tasks, teacher-forced copy rates and the held-out loss along the way (``WORK/during.jsonl``,
    kept across resumes).
 5. ``--grpo-steps`` of RL (``--rl-algo``: GRPO by default, GiGPO, ...) through the trl path from the SFT model
@@ -49,6 +50,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -93,6 +95,14 @@ def scoring_every(every: int, work: Path, held_groups: dict[str, list[Task]], no
     from transformers import TrainerCallback
 
     class ScoreEvery(TrainerCallback):
+        def on_save(self, args_: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            """A checkpoint at a scored step is kept (``WORK/kept/checkpoint-N``: the trainer keeps only the
+            last two), so RL or distillation can later start from the step that scored what they need."""
+            step = state.global_step
+            source = Path(args_.output_dir) / f"checkpoint-{step}"
+            if step % every == 0 and source.is_dir() and not (work / "kept" / source.name).exists():
+                shutil.copytree(source, work / "kept" / source.name)
+
         def on_step_end(self, _args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any) -> None:
             if state.global_step % every or state.global_step >= state.max_steps:
                 return
