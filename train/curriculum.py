@@ -5,7 +5,8 @@ learns nothing from that task. Before training, ``train rl --curriculum N`` has 
 times at the run's temperature (the harness's ``hf:`` agent, prompted as the trainer prompts: the same template
 and tool list), and trains on the tasks where the probes' rewards differ. Tasks the policy passes every time, or
 fails every time with the same score, are set aside and counted; a task whose probes all failed for the
-infrastructure's sake is counted apart (never as the policy's failure). The probes are seeded (``--seed``).
+infrastructure's sake is played again (up to N times more) and, if it never plays, counted apart (never as the
+policy's failure). The probes are seeded (``--seed``).
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def probe_tasks(options: RLOptions, tasks: Sequence[Task], agent: Any | None = N
     for task in tasks:
         rewards: list[float] = []
         infra = 0
-        for _ in range(probes):
+        while len(rewards) < probes and infra < probes:  # an infrastructure fault is played again, not scored
             run = anyio.run(functools.partial(run_episode, task, agent, trial=len(rewards) + infra, config=config))
             if run.scored:
                 rewards.append(run.score)
@@ -110,8 +111,8 @@ def probe_tasks(options: RLOptions, tasks: Sequence[Task], agent: Any | None = N
 
 
 def apply_curriculum(options: RLOptions, tasks: list[Task], agent: Any | None = None) -> tuple[list[Task], Curriculum]:
-    """The tasks to train on under ``--curriculum`` (all of them when it is 0), and what the probes found; none
-    left is one clear error."""
+    """The tasks to train on under ``--curriculum`` (those whose probes' rewards differ) and what the probes found;
+    none left is one clear error."""
     curriculum = probe_tasks(options, tasks, agent)
     if not curriculum.kept:
         c = curriculum.counts()

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from coworkenv.harness.agents.base import InfrastructureError
 from coworkenv.harness.agents.builtin import NoopAgent, ReplayAgent
 from coworkenv.synth.contract.taskfile import load_task
 from coworkenv.train.curriculum import apply_curriculum, probe_tasks
@@ -45,6 +46,22 @@ def test_only_the_task_whose_probes_score_differently_is_kept_and_the_others_are
     assert curriculum.counts() == {"differ": 1, "all pass": 1, "all the same": 1, "unplayable": 0}
     assert curriculum.record()["rewards"]["sometimes"] == [0.0, 1.0, 0.0, 1.0]
     assert "1 of 3 tasks have rewards that differ over 4 probes" in curriculum.line()
+
+
+class FlakyOnce(ByTask):
+    """Fails for the infrastructure on its first episode, then plays as ``ByTask``."""
+
+    async def run_episode(self, io: Any) -> None:
+        if self.calls == 0:
+            self.calls += 1
+            raise InfrastructureError("the model server dropped the connection")
+        await super().run_episode(io)
+
+
+def test_a_probe_lost_to_the_infrastructure_is_played_again_and_never_scored_as_the_policy_s() -> None:
+    options = RLOptions(tasks="-", out="-", curriculum=2)
+    curriculum = probe_tasks(options, _tasks()[:1], FlakyOnce({"always"}, set()))
+    assert curriculum.probed[0].rewards == (1.0, 1.0) and curriculum.probed[0].infra_errors == 1
 
 
 def test_when_no_task_s_rewards_differ_the_run_stops_in_one_line_saying_what_to_do() -> None:
