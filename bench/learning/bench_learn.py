@@ -123,6 +123,17 @@ def scoring_every(every: int, work: Path, held_groups: dict[str, list[Task]], no
     return ScoreEvery()
 
 
+def _scored_these(before_file: Path, heldout: list[Any]) -> bool:
+    """Whether ``before_file`` holds a score of exactly these held-out tasks."""
+    if not before_file.is_file():
+        return False
+    try:
+        cached = json.loads(before_file.read_text(encoding="utf-8"))
+    except ValueError:
+        return False
+    return isinstance(cached, dict) and set(cached.get("by_task") or {}) == {t.id for t in heldout}
+
+
 def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="A small run that checks the plumbing.")
@@ -257,7 +268,7 @@ def main() -> None:
     print(f"model: {parameter_count(base):,} parameters; {lengths.line() if lengths else 'no rows'}; "
           f"an unseen task's answers as tokens (read, written): {ids}")  # fmt: skip
     before_file = work / "before.json"
-    if not before_file.is_file():
+    if not _scored_these(before_file, heldout):  # a cached score of other held-out tasks (--heldout changed) is redone
         t1 = time.perf_counter()
         before = evaluate(base, heldout, args)
         before["copying"] = copy_accuracy(base, held_rows)
