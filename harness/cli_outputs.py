@@ -29,6 +29,11 @@ def _task_sources(values: tuple[str, ...]) -> list[Path]:
                 p = examples_dir()
             else:
                 raise click.BadParameter(f"{v} does not exist (give task files or folders, or 'examples')")
+        elif v == "examples":  # a folder of that name here wins: say so, and where the bundled ones are
+            click.echo(
+                f"note: reading tasks from the folder ./{v} here; for the bundled examples give {examples_dir()}",
+                err=True,
+            )
         out.append(p)
     return out
 

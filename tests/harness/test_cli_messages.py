@@ -97,3 +97,17 @@ def test_the_missing_training_data_hint_names_the_real_export_command(tmp_path: 
     with pytest.raises(DataError) as caught:
         read_chat_jsonl(tmp_path / "sft.jsonl")
     assert "coworkenv export RUNDIR --out" in str(caught.value) and "harness export" not in str(caught.value)
+
+
+def test_a_local_examples_folder_is_read_as_given_and_the_note_says_where_the_bundled_ones_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from coworkenv.harness.cli_outputs import _task_sources
+
+    monkeypatch.chdir(tmp_path)
+    assert _task_sources(("examples",)) == [examples_dir()]  # no folder here: the bundled set
+    (tmp_path / "examples").mkdir()
+    capsys.readouterr()
+    assert _task_sources(("examples",)) == [Path("examples")]
+    note = capsys.readouterr().err
+    assert "./examples" in note and str(examples_dir()) in note
