@@ -123,7 +123,7 @@ def scoring_every(every: int, work: Path, held_groups: dict[str, list[Task]], no
     return ScoreEvery()
 
 
-def _scored_these(before_file: Path, heldout: list[Any]) -> bool:
+def _scored_these(before_file: Path, heldout: list[Task]) -> bool:
     """Whether ``before_file`` holds a score of exactly these held-out tasks."""
     if not before_file.is_file():
         return False
