@@ -172,6 +172,9 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--grpo-tasks", type=int, default=2, help="GRPO: tasks per step.")
     parser.add_argument("--grpo-lr", type=float, default=3e-4, help="GRPO: learning rate (LoRA on the SFT model).")
     parser.add_argument("--grpo-temperature", type=float, default=0.7, help="GRPO: sampling temperature of rollouts.")
+    parser.add_argument("--grpo-seed", type=int, default=None,
+                        help="RL: the seed of the rollouts and the task order [default: --seed]; the curriculum's "
+                             "probes keep --seed, so a second RL seed reuses WORK/probes.json.")  # fmt: skip
     parser.add_argument("--grpo-curriculum", type=int, default=0,
                         help="RL: probe each task of the pool N times with the SFT model first and train on those whose "
                              "rewards differ (train rl --curriculum).")  # fmt: skip

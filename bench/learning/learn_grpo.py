@@ -4,6 +4,8 @@ the SFT checkpoint (LoRA, or every weight with ``--grpo-full``), the adapter mer
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -15,6 +17,33 @@ from coworkenv.synth.contract.task import Task
 def _number(value: Any) -> float | None:
     """A logged figure rounded, or None where trl logged none (None or NaN: nothing was scored)."""
     return None if value is None or value != value else round(float(value), 3)
+
+
+def _probe_key(model: Path, tasks: list[Task], args: argparse.Namespace) -> dict[str, Any]:
+    """What a curriculum's probes depend on: the policy's weights (their digest: ``--resume`` writes them anew), the
+    tasks, how many probes, the temperature, the seed and the limits of a turn."""
+    return {
+        "weights": [hashlib.sha256(w.read_bytes()).hexdigest() for w in sorted(model.glob("*.safetensors"))],
+        "tasks": [t.id for t in tasks],
+        "probes": args.grpo_curriculum,
+        "temperature": args.grpo_temperature,
+        "seed": args.seed,
+        "max_new_tokens": args.max_new_tokens,
+        "max_turns": args.max_turns,
+    }
+
+
+def _cached_curriculum(work: Path, key: dict[str, Any], tasks: list[Task]) -> tuple[list[Task], dict[str, Any]] | None:
+    """The kept tasks and the record of an earlier probe of the same policy on the same pool (``work/probes.json``),
+    so a second RL algorithm from one checkpoint does not probe again; None when there is none or it differs."""
+    try:
+        cached = json.loads((work / "probes.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(cached, dict) or cached.get("key") != key:
+        return None
+    kept = set(cached["record"]["kept"])
+    return [t for t in tasks if t.id in kept], cached["record"]
 
 
 def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argparse.Namespace) -> dict[str, Any]:
@@ -33,13 +62,21 @@ def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argpars
         group_size=args.grpo_group, tasks_per_step=args.grpo_tasks, steps=args.grpo_steps, lr=args.grpo_lr,
         lora_rank=16, lora_alpha=32, temperature=args.grpo_temperature, max_completion_length=args.grpo_length,
         max_tool_calls=args.max_turns, max_turns=args.max_turns, max_new_tokens=args.max_new_tokens, bf16=False,
-        seed=args.seed, tool_names=",".join(args.tools) if args.tools else None, full=args.grpo_full,
+        seed=args.seed if args.grpo_seed is None else args.grpo_seed, tool_names=",".join(args.tools) if args.tools else None, full=args.grpo_full,
         at_limit=args.grpo_at_limit, curriculum=args.grpo_curriculum,
     )  # fmt: skip
-    curriculum = None
+    record: dict[str, Any] | None = None
     if args.grpo_curriculum:  # the tasks whose probes' rewards differ, out of the whole pool
-        tasks, curriculum = apply_curriculum(options, tasks)
-        print(curriculum.line(), flush=True)
+        key = _probe_key(model, tasks, args)
+        cached = _cached_curriculum(work, key, tasks)
+        if cached is not None:
+            tasks, record = cached
+            print(f"curriculum: the probes of {work / 'probes.json'} ({len(tasks)} tasks kept)", flush=True)
+        else:
+            tasks, curriculum = apply_curriculum(replace(options, seed=args.seed), tasks)
+            record = curriculum.record()
+            print(curriculum.line(), flush=True)
+            (work / "probes.json").write_text(json.dumps({"key": key, "record": record}))
     picked = tasks[: args.grpo_steps * args.grpo_tasks]
     tasks_file = save_tasks(picked, work / f"{args.rl_algo}_tasks.jsonl")
     options = replace(options, tasks=str(tasks_file), curriculum=0)
@@ -57,5 +94,5 @@ def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argpars
         "rewards": [_number(e["reward"]) for e in log if "reward" in e],  # None: every group rejected
         "tool_call_frequency": [_number(e["tools/call_frequency"]) for e in log if "tools/call_frequency" in e],
         "groups": dict(trainer.group_stats),
-        "curriculum": curriculum.record() if curriculum else None,
+        "curriculum": record,
     }
