@@ -30,6 +30,12 @@ Reproduce (``B``: ``HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py``):
                                           # the straight recipe (issue 46): no restart, the cosine stops at 5e-4;
                                           # seeds 0/1/2: 0.933/0.958/1.000 held-out (result-2026-12-07-floor-s*.json),
                                           # ~88 min each with three runs on 2 cores; 0.000 up to step 3,200 in both
+    B --work W2 --resume --steps 3600 --seed 1 --threads 1 --heldout 48 --grpo-steps 80 --grpo-full \
+      --grpo-lr 2e-4 --grpo-temperature 0.7 --grpo-length 1024 --grpo-curriculum 4 --grpo-pool 400
+                                          # RL from seed 1's checkpoint-3600 (copied to W2/sft; W/base to W2/base):
+                                          # 0.479 -> 0.562 on 48 held-out tasks, ~68 min with the probes
+                                          # (result-2026-12-07-floor-s1-3600-grpo-pool400.json); --rl-algo dr_grpo:
+                                          # 0.542; the probes are kept in W2/probes.json and reused by the next run
     B --work W                            # the recipe: 3,200 steps of SFT, ~75 min on 2 cores, held-out 0.000 ->
                                           # 0.05-0.65 (0.333 in result-2026-12-06c-digit-pairs-3200.json; stop it
                                           # any time), then 25 GRPO steps (2 tasks x 8 rollouts, ~21 min):
