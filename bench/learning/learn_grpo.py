@@ -40,10 +40,11 @@ def _cached_curriculum(work: Path, key: dict[str, Any], tasks: list[Task]) -> tu
         cached = json.loads((work / "probes.json").read_text())
     except (OSError, ValueError):
         return None
-    if not isinstance(cached, dict) or cached.get("key") != key:
-        return None
-    kept = set(cached["record"]["kept"])
-    return [t for t in tasks if t.id in kept], cached["record"]
+    record = cached.get("record") if isinstance(cached, dict) and cached.get("key") == key else None
+    if not isinstance(record, dict) or not isinstance(record.get("kept"), list):
+        return None  # another policy or pool, or a file cut short: probe again
+    kept = set(record["kept"])
+    return [t for t in tasks if t.id in kept], record
 
 
 def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argparse.Namespace) -> dict[str, Any]:
