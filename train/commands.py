@@ -276,6 +276,12 @@ ends in one line naming the option to lower.
     "rollouts all score the same teaches nothing).  [default: 0: off]",
 )
 @click.option(
+    "--probe-cache",
+    help="Folder that keeps the curriculum's probes by policy, so a second run of the same weights (or a stopped "
+    "one) probes only the tasks not yet probed; 'off' for none.  [default: $COWORKENV_PROBE_CACHE, else "
+    "~/.cache/coworkenv/probes]",
+)
+@click.option(
     "--at-limit",
     type=click.Choice(AT_LIMIT),
     help=f"A rollout that ran into the run's limits: reject its group, or grade it.  [default: {_RL.at_limit}]",

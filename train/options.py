@@ -184,6 +184,7 @@ class RLOptions(LoraOptions):
     max_retries: int = 2
     at_limit: str = "reject"  # a rollout that ran into the run's limits: reject its group (retry) or grade it
     curriculum: int = 0  # > 0: probe each task this many times first, train on those whose rewards differ
+    probe_cache: str | None = None  # the curriculum's probes, kept by policy (a folder, or off); None: the default
     clip_eps: float = 0.2
     gdpo_weights: str = "completion=1,safety=1"  # GDPO's reward components and their weights
     gigpo_omega: float = 1.0

@@ -35,7 +35,8 @@ Reproduce (``B``: ``HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py``):
                                           # RL from seed 1's checkpoint-3600 (copied to W2/sft; W/base to W2/base):
                                           # 0.479 -> 0.562 on 48 held-out tasks, ~68 min with the probes
                                           # (result-2026-12-07-floor-s1-3600-grpo-pool400.json); --rl-algo dr_grpo:
-                                          # 0.542; the probes are kept in W2/probes.json and reused by the next run
+                                          # 0.542; the probes are kept by policy in the probe cache (train rl
+                                          # --probe-cache), so the next run from the same weights reuses them
     B --work W                            # the recipe: 3,200 steps of SFT, ~75 min on 2 cores, held-out 0.000 ->
                                           # 0.05-0.65 (0.333 in result-2026-12-06c-digit-pairs-3200.json; stop it
                                           # any time), then 25 GRPO steps (2 tasks x 8 rollouts, ~21 min):
@@ -180,7 +181,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--grpo-temperature", type=float, default=0.7, help="GRPO: sampling temperature of rollouts.")
     parser.add_argument("--grpo-seed", type=int, default=None,
                         help="RL: the seed of the rollouts and the task order [default: --seed]; the curriculum's "
-                             "probes keep --seed, so a second RL seed reuses WORK/probes.json.")  # fmt: skip
+                             "probes keep --seed, so a second RL seed reuses them from the probe cache.")  # fmt: skip
     parser.add_argument("--grpo-curriculum", type=int, default=0,
                         help="RL: probe each task of the pool N times with the SFT model first and train on those whose "
                              "rewards differ (train rl --curriculum).")  # fmt: skip

@@ -4,8 +4,6 @@ the SFT checkpoint (LoRA, or every weight with ``--grpo-full``), the adapter mer
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -17,34 +15,6 @@ from coworkenv.synth.contract.task import Task
 def _number(value: Any) -> float | None:
     """A logged figure rounded, or None where trl logged none (None or NaN: nothing was scored)."""
     return None if value is None or value != value else round(float(value), 3)
-
-
-def _probe_key(model: Path, tasks: list[Task], args: argparse.Namespace) -> dict[str, Any]:
-    """What a curriculum's probes depend on: the policy's weights (their digest: ``--resume`` writes them anew), the
-    tasks, how many probes, the temperature, the seed and the limits of a turn."""
-    return {
-        "weights": [hashlib.sha256(w.read_bytes()).hexdigest() for w in sorted(model.glob("*.safetensors"))],
-        "tasks": [t.id for t in tasks],
-        "probes": args.grpo_curriculum,
-        "temperature": args.grpo_temperature,
-        "seed": args.seed,
-        "max_new_tokens": args.max_new_tokens,
-        "max_turns": args.max_turns,
-    }
-
-
-def _cached_curriculum(work: Path, key: dict[str, Any], tasks: list[Task]) -> tuple[list[Task], dict[str, Any]] | None:
-    """The kept tasks and the record of an earlier probe of the same policy on the same pool (``work/probes.json``),
-    so a second RL algorithm from one checkpoint does not probe again; None when there is none or it differs."""
-    try:
-        cached = json.loads((work / "probes.json").read_text())
-    except (OSError, ValueError):
-        return None
-    record = cached.get("record") if isinstance(cached, dict) and cached.get("key") == key else None
-    if not isinstance(record, dict) or not isinstance(record.get("kept"), list):
-        return None  # another policy or pool, or a file cut short: probe again
-    kept = set(record["kept"])
-    return [t for t in tasks if t.id in kept], record
 
 
 def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argparse.Namespace) -> dict[str, Any]:
@@ -67,17 +37,10 @@ def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argpars
         at_limit=args.grpo_at_limit, curriculum=args.grpo_curriculum,
     )  # fmt: skip
     record: dict[str, Any] | None = None
-    if args.grpo_curriculum:  # the tasks whose probes' rewards differ, out of the whole pool
-        key = _probe_key(model, tasks, args)
-        cached = _cached_curriculum(work, key, tasks)
-        if cached is not None:
-            tasks, record = cached
-            print(f"curriculum: the probes of {work / 'probes.json'} ({len(tasks)} tasks kept)", flush=True)
-        else:
-            tasks, curriculum = apply_curriculum(replace(options, seed=args.seed), tasks)
-            record = curriculum.record()
-            print(curriculum.line(), flush=True)
-            (work / "probes.json").write_text(json.dumps({"key": key, "record": record}))
+    if args.grpo_curriculum:  # the tasks whose probes' rewards differ, out of the whole pool (probes kept by policy)
+        tasks, curriculum = apply_curriculum(replace(options, seed=args.seed), tasks)
+        record = curriculum.record()
+        print(curriculum.line(), flush=True)
     picked = tasks[: args.grpo_steps * args.grpo_tasks]
     tasks_file = save_tasks(picked, work / f"{args.rl_algo}_tasks.jsonl")
     options = replace(options, tasks=str(tasks_file), curriculum=0)

@@ -26,3 +26,9 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = CliRunner().invoke(train_group, ["tiny", "--out", str(out), "--seed", "0"])
     assert result.exit_code == 0, result.output
     return out
+
+
+@pytest.fixture(autouse=True)
+def _own_probe_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The curriculum's probe cache of each test is its own, never the user's ~/.cache."""
+    monkeypatch.setenv("COWORKENV_PROBE_CACHE", str(tmp_path_factory.mktemp("probe-cache")))
