@@ -13,7 +13,8 @@ Probing is the slow part (hundreds of tasks × N episodes), so each task's rewar
 every task: a second run of the same policy (another algorithm, another seed of the trainer, more steps) or a run
 stopped half-way and started again plays only the tasks not yet probed. A cache file is one policy's: its key holds
 the weights' digest (every ``*.safetensors``/``*.bin`` of the model and adapter folders), the template, tools,
-temperature, token and turn limits, probe count and seed; a task's entry holds the digest of the task itself, so an
+temperature, token and turn limits, probe count, seed and the coworkenv, torch and transformers releases; a task's
+entry holds the digest of the task itself, so an
 edited task is probed again. The cache is ``--probe-cache DIR``, else ``$COWORKENV_PROBE_CACHE``, else
 ``$XDG_CACHE_HOME/coworkenv/probes`` (``~/.cache/...``); ``off`` turns it off. A policy whose weights cannot be read
 (a hub id not downloaded) is probed without one; a cache that cannot be read or written only costs the time.
@@ -126,9 +127,22 @@ def _digest_weights(folder: Path) -> str | None:
     return digest.hexdigest()
 
 
+def _versions() -> dict[str, str | None]:
+    """The packages that play and grade a probe: a new release may prompt, sample or grade otherwise."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str | None] = {}
+    for dist in ("coworkenv", "torch", "transformers"):
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
 def policy_key(options: RLOptions) -> dict[str, Any] | None:
-    """What a task's probes depend on besides the task: the policy's weights and how it is prompted and sampled;
-    None when the weights cannot be read (no cache then)."""
+    """What a task's probes depend on besides the task: the policy's weights, how it is prompted and sampled, and the
+    releases that play and grade it; None when the weights cannot be read (no cache then)."""
     weights = {}
     for role, name in (("model", options.model), ("adapter", options.adapter)):
         if not name:
@@ -148,6 +162,7 @@ def policy_key(options: RLOptions) -> dict[str, Any] | None:
         "max_tool_calls": options.max_tool_calls,
         "probes": options.curriculum,
         "seed": options.seed,
+        "versions": _versions(),
     }
 
 

@@ -30,13 +30,14 @@ Reproduce (``B``: ``HF_HUB_OFFLINE=1 python bench/learning/bench_learn.py``):
                                           # the straight recipe (issue 46): no restart, the cosine stops at 5e-4;
                                           # seeds 0/1/2: 0.933/0.958/1.000 held-out (result-2026-12-07-floor-s*.json),
                                           # ~88 min each with three runs on 2 cores; 0.000 up to step 3,200 in both
-    B --work W2 --resume --steps 3600 --seed 1 --threads 1 --heldout 48 --grpo-steps 80 --grpo-full \
-      --grpo-lr 2e-4 --grpo-temperature 0.7 --grpo-length 1024 --grpo-curriculum 4 --grpo-pool 400
+    B --work W2 --resume --steps 3600 --seed 1 --threads 1 --heldout 48 --grpo-steps 160 --grpo-full \
+      --grpo-lr 1e-4 --grpo-temperature 0.7 --grpo-length 1024 --grpo-curriculum 4 --grpo-pool 400
                                           # RL from seed 1's checkpoint-3600 (copied to W2/sft; W/base to W2/base):
-                                          # 0.479 -> 0.562 on 48 held-out tasks, ~68 min with the probes
-                                          # (result-2026-12-07-floor-s1-3600-grpo-pool400.json); --rl-algo dr_grpo:
-                                          # 0.542; the probes are kept by policy in the probe cache (train rl
-                                          # --probe-cache), so the next run from the same weights reuses them
+                                          # GRPO 0.479 -> 0.562 on 48 held-out tasks on RL seeds 1 and 2
+                                          # (--grpo-seed 2), ~55 min each after 33 min of probes
+                                          # (result-2026-12-07-floor-s1-3600-grpo-pool400-lr1e-4-160*.json);
+                                          # --rl-algo dr_grpo: 0.604 and 0.521; the probes are kept by policy in
+                                          # the probe cache (train rl --probe-cache): the next run reuses them
     B --work W                            # the recipe: 3,200 steps of SFT, ~75 min on 2 cores, held-out 0.000 ->
                                           # 0.05-0.65 (0.333 in result-2026-12-06c-digit-pairs-3200.json; stop it
                                           # any time), then 25 GRPO steps (2 tasks x 8 rollouts, ~21 min):

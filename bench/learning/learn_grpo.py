@@ -36,10 +36,9 @@ def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argpars
         seed=args.seed if args.grpo_seed is None else args.grpo_seed, tool_names=",".join(args.tools) if args.tools else None, full=args.grpo_full,
         at_limit=args.grpo_at_limit, curriculum=args.grpo_curriculum,
     )  # fmt: skip
-    record: dict[str, Any] | None = None
+    curriculum = None
     if args.grpo_curriculum:  # the tasks whose probes' rewards differ, out of the whole pool (probes kept by policy)
         tasks, curriculum = apply_curriculum(replace(options, seed=args.seed), tasks)
-        record = curriculum.record()
         print(curriculum.line(), flush=True)
     picked = tasks[: args.grpo_steps * args.grpo_tasks]
     tasks_file = save_tasks(picked, work / f"{args.rl_algo}_tasks.jsonl")
@@ -58,5 +57,5 @@ def continue_with_grpo(work: Path, model: Path, tasks: list[Task], args: argpars
         "rewards": [_number(e["reward"]) for e in log if "reward" in e],  # None: every group rejected
         "tool_call_frequency": [_number(e["tools/call_frequency"]) for e in log if "tools/call_frequency" in e],
         "groups": dict(trainer.group_stats),
-        "curriculum": record,
+        "curriculum": curriculum.record() if curriculum else None,
     }

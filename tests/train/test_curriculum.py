@@ -236,3 +236,14 @@ def test_a_task_probes_alike_whatever_tasks_come_before_it(tmp_path: Path) -> No
         probe_tasks(replace(options, seed=1), _tasks()[2:], Coin(set(), set())).probed[0].rewards
         != alone.probed[0].rewards
     )
+
+
+def test_a_new_release_of_the_code_that_plays_and_grades_the_probes_probes_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import coworkenv.train.curriculum as curriculum_module
+
+    probe_tasks(_cached_options(tmp_path), _tasks(), ByTask({"always"}, set()))
+    monkeypatch.setattr(curriculum_module, "_versions", lambda: {"coworkenv": "99.0", "torch": None})
+    agent = ByTask({"always"}, set())
+    assert probe_tasks(_cached_options(tmp_path), _tasks(), agent).cached == 0 and agent.calls == 6
